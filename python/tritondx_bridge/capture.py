@@ -1,0 +1,157 @@
+"""Capturing kernel launches without a GPU.
+
+The task's launch function runs on CPU tensors; every JITFunction.run is
+intercepted and specialized exactly as triton.runtime.jit.JITFunction.run does
+(same binder, same _pack_args), but nothing is launched. Only dtypes, shapes,
+alignment and integer values matter for specialization, and CPU tensors carry them.
+"""
+import contextlib
+import os
+import traceback
+
+import triton
+from triton import knobs
+from triton.backends.compiler import GPUTarget
+from triton.compiler import make_backend
+from triton.runtime.autotuner import Autotuner
+from triton.runtime.jit import JITFunction, create_function_from_signature
+
+from .errors import BridgeError
+
+
+class Launch:
+    def __init__(self, fn, signature, constexprs, attrs, options, grid, bound_args):
+        self.fn = fn
+        self.name = fn.fn.__name__
+        self.signature = signature
+        self.constexprs = constexprs
+        self.attrs = attrs
+        self.options = options
+        self.grid = grid
+        self.bound_args = bound_args
+
+    def key(self):
+        return (self.name, repr(sorted(self.signature.items())), repr(sorted(self.constexprs.items())),
+                repr(sorted(self.attrs.items())), repr(sorted(self.options.__dict__.items())))
+
+    def to_json(self):
+        return {
+            "kernel": self.name,
+            "grid": [int(g) for g in self.grid] if self.grid is not None else [],
+            "signature": {k: str(v) for k, v in self.signature.items()},
+            "constexprs": {_path_name(self.fn, p): _jsonable(v) for p, v in self.constexprs.items()},
+            "attrs": {_path_name(self.fn, p): v for p, v in self.attrs.items()},
+            "options": {k: _jsonable(v) for k, v in self.options.__dict__.items()
+                        if k in ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
+                                 "default_dot_input_precision", "debug", "arch")},
+        }
+
+
+def _path_name(fn, path):
+    names = [p.name for p in fn.params]
+    head = names[path[0]] if path and path[0] < len(names) else str(path)
+    return head + "".join(f"[{i}]" for i in path[1:])
+
+
+def _jsonable(v):
+    if isinstance(v, (int, float, bool, str)) or v is None:
+        return v
+    return str(v)
+
+
+def _apply_what_if(fn, kwargs, what_if):
+    """One-change experiments: option or constexpr overrides applied to the launch kwargs."""
+    if not what_if:
+        return
+    for k in ("num_warps", "num_stages", "maxnreg", "enable_fp_fusion"):
+        if k in what_if:
+            kwargs[k] = what_if[k]
+    for name, value in (what_if.get("constexprs") or {}).items():
+        kwargs[name] = value
+
+
+def _assume_divisible(fn, attrs, names, backend):
+    """Adds tt.divisibility=16 to the named parameters, as if their value were a multiple of 16."""
+    index = {p.name: p.num for p in fn.params}
+    for name in names or []:
+        if name not in index:
+            raise BridgeError("bad-request", f"what-if names unknown parameter '{name}' of {fn.fn.__name__}")
+        path = (index[name], )
+        attrs[path] = backend.parse_attr("D")
+
+
+@contextlib.contextmanager
+def _patched_runtime(launches, backend, what_if, autotune_config):
+    original_run = JITFunction.run
+    original_autotune_run = Autotuner.run
+
+    def capture_run(self, *args, grid, warmup, **kwargs):
+        kwargs["debug"] = kwargs.get("debug", self.debug) or knobs.runtime.debug
+        kwargs["instrumentation_mode"] = knobs.compilation.instrumentation_mode
+        _apply_what_if(self, kwargs, what_if)
+        for hook in self.pre_run_hooks:
+            hook(*args, **kwargs)
+        binder = create_function_from_signature(self.signature, self.params, backend)
+        bound_args, specialization, options = binder(*args, **kwargs)
+        options, signature, constexprs, attrs = self._pack_args(backend, kwargs, bound_args, specialization,
+                                                                options)
+        if what_if:
+            _assume_divisible(self, attrs, what_if.get("assume_divisible"), backend)
+        if callable(grid):
+            grid = grid(bound_args)
+        grid = tuple(grid) if grid is not None else None
+        launches.append(Launch(self, signature, constexprs, attrs, options, grid, bound_args))
+        return None
+
+    def autotune_run(self, *args, **kwargs):
+        # Without a GPU nothing can be benchmarked: compile the requested config (default: the first).
+        saved = self.configs
+        index = autotune_config or 0
+        if index >= len(saved):
+            raise BridgeError("bad-request", f"autotune config {index} out of range ({len(saved)} configs)")
+        self.configs = [saved[index]]
+        try:
+            return original_autotune_run(self, *args, **kwargs)
+        finally:
+            self.configs = saved
+
+    JITFunction.run = capture_run
+    Autotuner.run = autotune_run
+    try:
+        yield
+    finally:
+        JITFunction.run = original_run
+        Autotuner.run = original_autotune_run
+
+
+def _task_frame_line(task, tb):
+    for frame in reversed(traceback.extract_tb(tb)):
+        if os.path.abspath(frame.filename) == task.path:
+            return frame.lineno
+    return 0
+
+
+def capture_launches(task, target=None, device="cpu", what_if=None, autotune_config=None):
+    target = target or GPUTarget("cuda", 90, 32)
+    backend = make_backend(target)
+    try:
+        inputs = task.function("make_inputs")(device)
+    except Exception as e:  # noqa: BLE001
+        raise BridgeError("input-maker-error", f"make_inputs({device!r}) failed: {type(e).__name__}: {e}",
+                          file=task.path, line=_task_frame_line(task, e.__traceback__),
+                          detail=traceback.format_exc()) from e
+    if not isinstance(inputs, (tuple, list)):
+        inputs = (inputs, )
+    launches = []
+    with _patched_runtime(launches, backend, what_if, autotune_config):
+        try:
+            task.function("launch")(*inputs)
+        except BridgeError:
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise BridgeError("launch-error", f"launch() failed before any kernel ran: {type(e).__name__}: {e}",
+                              file=task.path, line=_task_frame_line(task, e.__traceback__),
+                              detail=traceback.format_exc()) from e
+    if not launches:
+        raise BridgeError("no-launch", "launch() returned without launching a @triton.jit kernel", file=task.path)
+    return launches, inputs

@@ -1,0 +1,81 @@
+#include "tritondx/bridge/bridge.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "tritondx/bridge/subprocess.h"
+
+namespace tdx {
+
+namespace fs = std::filesystem;
+
+BridgeConfig BridgeConfig::from_environment() {
+  BridgeConfig c;
+  const fs::path root = TRITONDX_SOURCE_DIR;
+  if (const char* p = std::getenv("TRITONDX_PYTHON"); p && *p) c.python = p;
+  else if (fs::exists(root / ".venv/bin/python")) c.python = (root / ".venv/bin/python").string();
+  else c.python = "python3";
+  if (const char* p = std::getenv("TRITONDX_BRIDGE_PATH"); p && *p) c.python_path = p;
+  else c.python_path = (root / "python").string();
+  return c;
+}
+
+namespace {
+
+std::string tail(const std::string& text, size_t n) {
+  return text.size() <= n ? text : "..." + text.substr(text.size() - n);
+}
+
+Stage stage_for_kind(const std::string& kind) {
+  if (kind == "compile-error") return Stage::Ttir;
+  if (kind == "bad-request" || kind == "internal") return Stage::Bridge;
+  return Stage::Task;
+}
+
+}  // namespace
+
+std::expected<nlohmann::json, BridgeFailure> Bridge::call(const std::string& verb,
+                                                          const nlohmann::json& request) const {
+  ProcessOptions options;
+  options.timeout = config_.timeout;
+  options.env["PYTHONPATH"] = config_.python_path;
+  options.env["PYTHONUNBUFFERED"] = "1";
+  ProcessResult result;
+  try {
+    result = run_process({config_.python, "-m", "tritondx_bridge", verb}, request.dump(), options);
+  } catch (const std::system_error& e) {
+    return std::unexpected(BridgeFailure{
+        Diagnostic{Stage::Bridge, "", 0, 0, fmt::format("cannot start {}: {}", config_.python, e.what())},
+        "cannot-start", {}});
+  }
+  if (result.timed_out) {
+    return std::unexpected(BridgeFailure{
+        Diagnostic{Stage::Bridge, "", 0, 0,
+                   fmt::format("bridge verb '{}' did not finish within {} s and was killed", verb,
+                               config_.timeout.count())},
+        "timeout", {{"stderr_tail", tail(result.err, 4000)}}});
+  }
+  nlohmann::json reply;
+  try {
+    reply = nlohmann::json::parse(result.out);
+  } catch (const nlohmann::json::exception&) {
+    std::string why = result.signal ? fmt::format("was killed by signal {}", result.signal)
+                                    : fmt::format("exited with code {}", result.exit_code);
+    return std::unexpected(BridgeFailure{
+        Diagnostic{Stage::Bridge, "", 0, 0,
+                   fmt::format("bridge verb '{}' {} without a JSON reply; stderr: {}", verb, why,
+                               tail(result.err, 2000))},
+        "crash", {{"stderr_tail", tail(result.err, 8000)}}});
+  }
+  if (!reply.value("ok", false)) {
+    const auto& e = reply.value("error", nlohmann::json::object());
+    std::string kind = e.value("kind", "internal");
+    Diagnostic d{stage_for_kind(kind), e.value("file", ""), e.value("line", 0), e.value("col", 0),
+                 e.value("message", "bridge reported an error without a message")};
+    return std::unexpected(BridgeFailure{std::move(d), kind, e.value("detail", nlohmann::json())});
+  }
+  return reply;
+}
+
+}  // namespace tdx

@@ -1,0 +1,47 @@
+// The C++ side of the bridge protocol: `python -m tritondx_bridge <verb>`, one JSON
+// request on stdin, one JSON reply on stdout, a timeout, and errors as Diagnostics.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tritondx/core/diagnostic.h"
+
+namespace tdx {
+
+struct BridgeConfig {
+  std::string python;       // interpreter with triton installed
+  std::string python_path;  // folder holding the tritondx_bridge package
+  std::chrono::seconds timeout{600};
+
+  // TRITONDX_PYTHON / TRITONDX_BRIDGE_PATH, else the project's .venv and python/ folder,
+  // else python3 on PATH.
+  static BridgeConfig from_environment();
+};
+
+// A bridge failure keeps what the bridge said: the error kind ("compile-error",
+// "syntax-error", "timeout", ...) and its structured detail.
+struct BridgeFailure {
+  Diagnostic diagnostic;
+  std::string kind;
+  nlohmann::json detail;
+};
+
+class Bridge {
+ public:
+  explicit Bridge(BridgeConfig config) : config_(std::move(config)) {}
+
+  // Runs one verb. The reply's "ok" member is checked; an error reply, a crash, a
+  // timeout or unparsable output becomes a BridgeFailure naming the problem.
+  std::expected<nlohmann::json, BridgeFailure> call(const std::string& verb,
+                                                    const nlohmann::json& request) const;
+
+  const BridgeConfig& config() const { return config_; }
+
+ private:
+  BridgeConfig config_;
+};
+
+}  // namespace tdx

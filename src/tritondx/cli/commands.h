@@ -1,0 +1,16 @@
+// Subcommands of the tritondx command line. Each registers its options on the CLI11 app
+// and returns the function that runs it.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace tdx::cli {
+
+using Runner = std::function<int()>;
+
+Runner add_inspect_command(CLI::App& app);
+
+
+}  // namespace tdx::cli

@@ -1,0 +1,24 @@
+// tritondx: find out why a Triton kernel is slow, from the source down to the compiler.
+#include <exception>
+#include <iostream>
+#include <map>
+
+#include <CLI/CLI.hpp>
+
+#include "tritondx/cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tritondx: diagnose and optimize Triton GPU kernels (Triton 3.6, sm_90)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "tritondx 0.1.0");
+  std::map<std::string, tdx::cli::Runner> runners;
+  runners["inspect"] = tdx::cli::add_inspect_command(app);
+  CLI11_PARSE(app, argc, argv);
+  try {
+    for (auto* sub : app.get_subcommands()) return runners.at(sub->get_name())();
+  } catch (const std::exception& e) {
+    std::cerr << "tritondx: internal error: " << e.what() << "\n";
+    return 3;
+  }
+  return 2;
+}

@@ -1,0 +1,46 @@
+// Compiling a task through the bridge: every stage of every kernel it launches.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tritondx/bridge/bridge.h"
+
+namespace tdx {
+
+struct CompileRequest {
+  std::string task_path;
+  std::string out_dir;      // where the bridge writes the stage files
+  std::string kernel;       // only this kernel; empty = all launched kernels
+  int arch = 90;
+  bool pass_dumps = false;  // MLIR_ENABLE_DUMP
+  bool remarks = true;      // MLIR_ENABLE_DIAGNOSTICS=warnings,remarks
+  nlohmann::json what_if;   // one-change experiment (see python/tritondx_bridge/capture.py)
+  std::optional<int> autotune_config;
+};
+
+struct CompiledKernel {
+  std::string name;
+  std::map<std::string, std::string> files;  // stage -> path: ttir ttgir llir ptx cubin sass passes log
+  nlohmann::json launch;     // grid, signature, constexprs, attrs, options
+  nlohmann::json metadata;   // num_warps, num_stages, shared, ...
+  nlohmann::json resources;  // registers, spills, local, stack
+  nlohmann::json remarks;    // [{file, line, col, severity, message, notes}]
+  std::vector<std::string> notes;
+  double compile_seconds = 0;
+};
+
+struct CompileResult {
+  std::vector<CompiledKernel> kernels;
+  nlohmann::json launches;
+};
+
+// Builds CompiledKernels from the bridge's compile reply; `base_dir` resolves relative paths.
+CompileResult compile_result_from_json(const nlohmann::json& reply, const std::string& base_dir = {});
+
+std::expected<CompileResult, BridgeFailure> compile_task(const Bridge& bridge, const CompileRequest& request);
+
+}  // namespace tdx

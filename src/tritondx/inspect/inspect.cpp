@@ -1,0 +1,81 @@
+#include "tritondx/inspect/inspect.h"
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+
+#include "tritondx/ir/program.h"
+#include "tritondx/ir/source_map.h"
+
+namespace tdx {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+BridgeFailure failure(Diagnostic d) { return BridgeFailure{std::move(d), "task", {}}; }
+
+}  // namespace
+
+std::string default_artifacts_dir(const std::string& task_path) {
+  auto stem = fs::path(task_path).stem().string();
+  auto hash = std::hash<std::string>{}(fs::absolute(task_path).string());
+  return (fs::temp_directory_path() / "tritondx-artifacts" / fmt::format("{}-{:08x}", stem, hash & 0xffffffffu))
+      .string();
+}
+
+std::expected<InspectReport, BridgeFailure> run_inspect(const Bridge& bridge, const InspectOptions& options) {
+  InspectReport report;
+  auto target = load_target(options.target);
+  if (!target) return std::unexpected(failure(target.error()));
+  report.target = target->card;
+
+  auto start = std::chrono::steady_clock::now();
+  auto task = load_task(bridge, options.task_path);
+  if (!task) return std::unexpected(failure(task.error()));
+  report.load_seconds = seconds_since(start);
+  report.task = std::move(*task);
+  if (!options.kernel.empty() && !report.task.kernel(options.kernel)) {
+    std::string names;
+    for (const auto& k : report.task.kernels) names += (names.empty() ? "" : ", ") + k.name;
+    return std::unexpected(failure(Diagnostic{Stage::Task, report.task.path, 0, 0,
+                                              fmt::format("no kernel named '{}' (kernels: {})", options.kernel, names)}));
+  }
+
+  report.artifacts_dir = options.artifacts_dir.empty() ? default_artifacts_dir(report.task.path) : options.artifacts_dir;
+  std::error_code ec;
+  fs::create_directories(report.artifacts_dir, ec);
+  if (ec)
+    return std::unexpected(failure(Diagnostic{Stage::Task, report.artifacts_dir, 0, 0,
+                                              "cannot create the artifacts folder: " + ec.message()}));
+
+  CompileRequest request;
+  request.task_path = report.task.path;
+  request.out_dir = report.artifacts_dir;
+  request.kernel = options.kernel;
+  request.pass_dumps = options.pass_dumps;
+  start = std::chrono::steady_clock::now();
+  auto compiled = compile_task(bridge, request);
+  if (!compiled) return std::unexpected(compiled.error());
+  report.compile_seconds = seconds_since(start);
+
+  start = std::chrono::steady_clock::now();
+  for (auto& kernel : compiled->kernels) {
+    report.triton_seconds += kernel.compile_seconds;
+    Program program = load_program(kernel);
+    SourceMap map = SourceMap::build(program, report.task.path);
+    KernelInspection k;
+    k.summary = summarize(program, *target);
+    k.lines = build_line_views(program, map, report.task.lines);
+    k.compiled = std::move(kernel);
+    report.kernels.push_back(std::move(k));
+  }
+  report.parse_seconds = seconds_since(start);
+  return report;
+}
+
+}  // namespace tdx

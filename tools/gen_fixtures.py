@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Regenerates the IR fixtures under tests/fixtures/triton-3.6.0/ with the project's bridge.
+
+Usage: .venv/bin/python tools/gen_fixtures.py [TASK.py ...]
+Without arguments: every example under examples/ and every task under tests/fixtures/tasks/.
+Each task gets a folder named after the file with, per launched kernel, the stages
+(.ttir .ttgir .llir .ptx .sass), the per-pass dump (.passes.txt) and compile.json,
+the bridge's reply with paths made relative to the folder.
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "tests", "fixtures", "triton-3.6.0")
+KEEP = (".ttir", ".ttgir", ".llir", ".ptx", ".sass", ".passes.txt")
+
+
+def generate(task):
+    name = os.path.splitext(os.path.basename(task))[0]
+    dest = os.path.join(OUT, name)
+    with tempfile.TemporaryDirectory() as tmp:
+        request = {"task": task, "out_dir": tmp, "pass_dumps": True, "remarks": True}
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        proc = subprocess.run([sys.executable, "-m", "tritondx_bridge", "compile"], input=json.dumps(request),
+                              capture_output=True, text=True, env=env, timeout=600)
+        reply = json.loads(proc.stdout)
+        if not reply.get("ok"):
+            raise SystemExit(f"{task}: {reply['error']['message']}")
+        shutil.rmtree(dest, ignore_errors=True)
+        os.makedirs(dest)
+        for kernel in reply["kernels"]:
+            files = {}
+            for stage, path in kernel["files"].items():
+                if path.endswith(KEEP):
+                    shutil.copy(path, os.path.join(dest, os.path.basename(path)))
+                    files[stage] = os.path.basename(path)
+            kernel["files"] = files
+            kernel["compile_seconds"] = None  # not reproducible; kept out of the fixture
+        reply["task"] = os.path.relpath(reply["task"], ROOT)
+        with open(os.path.join(dest, "compile.json"), "w") as f:
+            json.dump(reply, f, indent=1, sort_keys=True)
+            f.write("\n")
+    print(f"{name}: {', '.join(sorted(os.listdir(dest)))}")
+
+
+def main(argv):
+    tasks = argv[1:] or sorted(glob.glob(os.path.join(ROOT, "examples", "*.py")) +
+                               glob.glob(os.path.join(ROOT, "tests", "fixtures", "tasks", "*.py")))
+    for task in tasks:
+        generate(os.path.abspath(task))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
