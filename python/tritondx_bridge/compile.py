@@ -43,6 +43,20 @@ def parse_diagnostics(text):
     return out
 
 
+def _root_message(error):
+    """The innermost cause of a (possibly nested) CompilationError: what actually went wrong."""
+    seen = 0
+    while error is not None and seen < 16:
+        if getattr(error, "error_message", None):
+            return error.error_message
+        cause = error.__cause__ or error.__context__
+        if cause is None:
+            return None if isinstance(error, CompilationError) else f"{type(error).__name__}: {error}"
+        error = cause
+        seen += 1
+    return None
+
+
 def _compile_error(task, kernel_info, error, log):
     def_line = kernel_info.def_line if kernel_info else 0
     node = getattr(error, "node", None)
@@ -50,9 +64,10 @@ def _compile_error(task, kernel_info, error, log):
     if node is not None and hasattr(node, "lineno") and def_line:
         line = def_line + node.lineno - 1
         col = getattr(node, "col_offset", 0) + 1
-    message = getattr(error, "error_message", None) or str(error).strip().splitlines()[-1:] or [""]
-    if isinstance(message, list):
-        message = message[0]
+    message = _root_message(error)
+    if not message:
+        lines = [l for l in str(error).strip().splitlines() if l.strip() and l.strip() != "^"]
+        message = lines[-1] if lines else type(error).__name__
     diags = parse_diagnostics(log)
     errors = [d for d in diags if d["severity"] == "error"]
     if not line and errors:

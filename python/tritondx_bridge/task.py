@@ -16,9 +16,9 @@ import traceback
 from .errors import BridgeError
 
 REQUIRED = (
-    ("launch", "missing-launch", "a launch(*inputs) function that launches the kernel"),
-    ("reference", "missing-reference", "a reference(*inputs) function computing the result in PyTorch"),
-    ("make_inputs", "missing-input-maker", "a make_inputs(device) function returning the inputs"),
+    ("launch", "missing-launch", "launch(*inputs) function (it launches the kernel and returns the output)"),
+    ("reference", "missing-reference", "reference(*inputs) function (the same computation in PyTorch)"),
+    ("make_inputs", "missing-input-maker", "make_inputs(device) function (it returns the inputs)"),
 )
 
 
@@ -100,6 +100,8 @@ def load_task(path):
         raise BridgeError("file-missing", f"task file not found: {path}", file=path)
     if not os.path.isfile(path):
         raise BridgeError("file-missing", f"task path is not a file: {path}", file=path)
+    if not path.endswith(".py"):
+        raise BridgeError("not-python", "a task must be a Python file (.py) with @triton.jit kernels", file=path)
     try:
         with open(path, encoding="utf-8") as f:
             source = f.read()

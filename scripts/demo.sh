@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs everything, builds, and runs the main job on a bundled example (no GPU, no LLM key).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+scripts/setup.sh
+example=${1:-examples/vector_add.py}
+exec build/tritondx inspect "$example"

@@ -1,0 +1,99 @@
+"""The bridge protocol and its argument specialization, run as the C++ side runs it."""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def call(verb, request):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    proc = subprocess.run([sys.executable, "-m", "tritondx_bridge", verb], input=json.dumps(request),
+                          capture_output=True, text=True, env=env, timeout=300)
+    return json.loads(proc.stdout)
+
+
+def write_task(tmp_path, n, extra_launch_kwargs=""):
+    path = tmp_path / "task.py"
+    path.write_text(f'''
+import torch, triton, triton.language as tl
+
+@triton.jit
+def k(x_ptr, out_ptr, n, scale, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * scale, mask=offs < n)
+
+def launch(x):
+    out = torch.empty_like(x)
+    k[(triton.cdiv(x.numel(), 128),)](x, out, x.numel(), 1, BLOCK=128{extra_launch_kwargs})
+    return out
+
+def reference(x):
+    return x
+
+def make_inputs(device):
+    return (torch.randn({n}, device=device),)
+''')
+    return str(path)
+
+
+def test_unknown_verb_is_a_clean_error():
+    reply = call("frobnicate", {})
+    assert reply["ok"] is False
+    assert reply["error"]["kind"] == "bad-request"
+
+
+def test_request_that_is_not_json():
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    proc = subprocess.run([sys.executable, "-m", "tritondx_bridge", "load"], input="{not json", capture_output=True,
+                          text=True, env=env, timeout=120)
+    reply = json.loads(proc.stdout)
+    assert reply["error"]["kind"] == "bad-request"
+
+
+def test_integer_divisible_by_16_is_specialized(tmp_path):
+    reply = call("compile", {"task": write_task(tmp_path, 4096), "out_dir": str(tmp_path / "out")})
+    launch = reply["kernels"][0]["launch"]
+    assert launch["attrs"]["n"] == [["tt.divisibility", 16]]
+    assert launch["attrs"]["x_ptr"] == [["tt.divisibility", 16]]
+    # An integer equal to 1 becomes a constexpr, as the JIT does.
+    assert launch["signature"]["scale"] == "constexpr"
+    assert launch["constexprs"]["scale"] == 1
+    ttir = open(reply["kernels"][0]["files"]["ttir"]).read()
+    assert "%n: i32 {tt.divisibility = 16 : i32}" in ttir
+
+
+def test_integer_not_divisible_by_16_is_not(tmp_path):
+    reply = call("compile", {"task": write_task(tmp_path, 4099), "out_dir": str(tmp_path / "out")})
+    assert reply["kernels"][0]["launch"]["attrs"]["n"] == []
+
+
+def test_launch_options_reach_the_compile(tmp_path):
+    reply = call("compile", {"task": write_task(tmp_path, 4096, ", num_warps=2, num_stages=1"),
+                             "out_dir": str(tmp_path / "out")})
+    md = reply["kernels"][0]["metadata"]
+    assert md["num_warps"] == 2 and md["num_stages"] == 1
+    assert '"ttg.num-warps" = 2' in open(reply["kernels"][0]["files"]["ttgir"]).read()
+
+
+def test_what_if_assume_divisible(tmp_path):
+    reply = call("compile", {"task": write_task(tmp_path, 4099), "out_dir": str(tmp_path / "out"),
+                             "what_if": {"assume_divisible": ["n"]}})
+    assert reply["kernels"][0]["launch"]["attrs"]["n"] == [["tt.divisibility", 16]]
+
+
+def test_what_if_unknown_parameter(tmp_path):
+    reply = call("compile", {"task": write_task(tmp_path, 4099), "out_dir": str(tmp_path / "out"),
+                             "what_if": {"assume_divisible": ["nope"]}})
+    assert reply["ok"] is False and "nope" in reply["error"]["message"]
+
+
+def test_ast_has_spans_and_kernel_lines():
+    reply = call("ast", {"task": os.path.join(ROOT, "examples", "vector_add.py")})
+    kernel = reply["kernels"][0]
+    assert kernel["name"] == "add_kernel" and kernel["def_line"] == 11
+    funcs = [c for c in reply["module"]["children"] if c["type"] == "FunctionDef"]
+    add = next(f for f in funcs if f["fields"]["name"] == "add_kernel")
+    assert add["span"][0] == 11
+    assert reply["task"]["has_bytes"] is True
