@@ -19,7 +19,7 @@ from . import disasm
 from .capture import capture_launches
 from .errors import BridgeError
 from .fdcapture import captured_fds
-from .task import load_task
+from .task import load_task, task_json
 
 _DIAG_RE = re.compile(r"^(?P<file>[^\n:]+\.py):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning|remark|note): "
                       r"(?P<message>.*)$")
@@ -184,4 +184,9 @@ def compile_verb(request):
                                       bool(request.get("remarks")), index))
     if not kernels:
         raise BridgeError("unknown-kernel", f"launch() never launched kernel '{wanted}'", file=task.path)
-    return {"task": task.path, "kernels": kernels, "launches": [l.to_json() for l in launches]}
+    reply = {"task": task.path, "kernels": kernels, "launches": [l.to_json() for l in launches]}
+    if request.get("include_task"):
+        # Saves the C++ side a second bridge start (Python, torch and triton imports) for the task itself.
+        reply["task_info"] = {"path": task.path, "source": task.source,
+                              "kernels": [k.to_json() for k in task.kernels.values()], "task": task_json(task)}
+    return reply

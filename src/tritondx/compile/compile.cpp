@@ -9,7 +9,8 @@ CompileResult compile_result_from_json(const nlohmann::json& reply, const std::s
   for (const auto& k : reply.value("kernels", nlohmann::json::array())) {
     CompiledKernel kernel;
     kernel.name = k.value("kernel", "");
-    for (const auto& [stage, path] : k.value("files", nlohmann::json::object()).items()) {
+    const auto files = k.value("files", nlohmann::json::object());
+    for (const auto& [stage, path] : files.items()) {
       std::filesystem::path p = path.get<std::string>();
       if (p.is_relative() && !base_dir.empty()) p = std::filesystem::path(base_dir) / p;
       kernel.files[stage] = p.string();
@@ -24,6 +25,7 @@ CompileResult compile_result_from_json(const nlohmann::json& reply, const std::s
     result.kernels.push_back(std::move(kernel));
   }
   result.launches = reply.value("launches", nlohmann::json::array());
+  result.task_info = reply.value("task_info", nlohmann::json());
   return result;
 }
 
@@ -33,6 +35,7 @@ std::expected<CompileResult, BridgeFailure> compile_task(const Bridge& bridge, c
   if (!r.kernel.empty()) request["kernel"] = r.kernel;
   if (!r.what_if.is_null()) request["what_if"] = r.what_if;
   if (r.autotune_config) request["autotune_config"] = *r.autotune_config;
+  if (r.include_task) request["include_task"] = true;
   auto reply = bridge.call("compile", request);
   if (!reply) return std::unexpected(reply.error());
   return compile_result_from_json(*reply);

@@ -20,6 +20,7 @@ struct CompileRequest {
   bool remarks = true;      // MLIR_ENABLE_DIAGNOSTICS=warnings,remarks
   nlohmann::json what_if;   // one-change experiment (see python/tritondx_bridge/capture.py)
   std::optional<int> autotune_config;
+  bool include_task = false;  // also return the task's description (saves a bridge call)
 };
 
 struct CompiledKernel {
@@ -36,6 +37,7 @@ struct CompiledKernel {
 struct CompileResult {
   std::vector<CompiledKernel> kernels;
   nlohmann::json launches;
+  nlohmann::json task_info;  // with include_task: what task_from_json reads
 };
 
 // Builds CompiledKernels from the bridge's compile reply; `base_dir` resolves relative paths.

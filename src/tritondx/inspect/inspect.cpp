@@ -34,34 +34,28 @@ std::expected<InspectReport, BridgeFailure> run_inspect(const Bridge& bridge, co
   if (!target) return std::unexpected(failure(target.error()));
   report.target = target->card;
 
-  auto start = std::chrono::steady_clock::now();
-  auto task = load_task(bridge, options.task_path);
-  if (!task) return std::unexpected(failure(task.error()));
-  report.load_seconds = seconds_since(start);
-  report.task = std::move(*task);
-  if (!options.kernel.empty() && !report.task.kernel(options.kernel)) {
-    std::string names;
-    for (const auto& k : report.task.kernels) names += (names.empty() ? "" : ", ") + k.name;
-    return std::unexpected(failure(Diagnostic{Stage::Task, report.task.path, 0, 0,
-                                              fmt::format("no kernel named '{}' (kernels: {})", options.kernel, names)}));
-  }
-
-  report.artifacts_dir = options.artifacts_dir.empty() ? default_artifacts_dir(report.task.path) : options.artifacts_dir;
   std::error_code ec;
+  const auto task_path = fs::absolute(options.task_path, ec).lexically_normal().string();
+  if (!fs::exists(task_path, ec))
+    return std::unexpected(failure(Diagnostic{Stage::Task, task_path, 0, 0, "task file not found"}));
+  report.artifacts_dir = options.artifacts_dir.empty() ? default_artifacts_dir(task_path) : options.artifacts_dir;
   fs::create_directories(report.artifacts_dir, ec);
   if (ec)
     return std::unexpected(failure(Diagnostic{Stage::Task, report.artifacts_dir, 0, 0,
                                               "cannot create the artifacts folder: " + ec.message()}));
 
+  // One bridge call loads and validates the task, captures its launches and compiles them.
   CompileRequest request;
-  request.task_path = report.task.path;
+  request.task_path = task_path;
   request.out_dir = report.artifacts_dir;
   request.kernel = options.kernel;
   request.pass_dumps = options.pass_dumps;
-  start = std::chrono::steady_clock::now();
+  request.include_task = true;
+  auto start = std::chrono::steady_clock::now();
   auto compiled = compile_task(bridge, request);
   if (!compiled) return std::unexpected(compiled.error());
   report.compile_seconds = seconds_since(start);
+  report.task = task_from_json(compiled->task_info);
 
   start = std::chrono::steady_clock::now();
   for (auto& kernel : compiled->kernels) {

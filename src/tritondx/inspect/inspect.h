@@ -31,8 +31,7 @@ struct InspectReport {
   std::string artifacts_dir;
   std::string target;
   std::vector<KernelInspection> kernels;
-  double load_seconds = 0;     // bridge: importing the task and its AST
-  double compile_seconds = 0;  // bridge: Triton's compile of every kernel (wall, incl. Python start)
+  double compile_seconds = 0;  // the bridge call: Python start, task import, inputs, capture, compiles
   double triton_seconds = 0;   // of which triton.compile itself
   double parse_seconds = 0;    // C++: parsing all stages and building the views
 };

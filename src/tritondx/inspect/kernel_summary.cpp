@@ -51,14 +51,25 @@ int enclosing_loop(const MlirModule& m, const MlirOp& op) {
   return -1;
 }
 
+// cp.async.cg.shared.global [dst], [src], 16, p; -- the copy size in bytes is the third operand.
+int async_copy_bits(const PtxInstruction& ins) {
+  if (ins.operands.size() < 3) return 0;
+  try {
+    return static_cast<int>(std::stoul(ins.operands[2], nullptr, 0)) * 8;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 void summarize_memory(const Program& prog, const SourceMap& map, KernelSummary& s) {
   const auto& m = *prog.ttgir;
   for (const auto& op : m.ops) {
-    bool load = op.name == "tt.load";
+    bool async = op.name == "ttg.async_copy_global_to_local";
+    bool load = op.name == "tt.load" || async;
     if (!load && op.name != "tt.store") continue;
     MemoryAccess a;
     a.loc = op.loc;
-    a.kind = load ? "load" : "store";
+    a.kind = async ? "async-copy" : load ? "load" : "store";
     a.ttgir_op = quote_op(op);
     const MlirType* ptr_type = first_type(op.operand_types);
     if (!ptr_type && load) ptr_type = first_type(op.result_types);
@@ -66,14 +77,16 @@ void summarize_memory(const Program& prog, const SourceMap& map, KernelSummary& 
       a.element = ptr_type->is_pointer ? ptr_type->pointee : ptr_type->element;
       a.elements_per_thread = fastest_size_per_thread(m, *ptr_type);
     }
-    a.masked = load ? op.operands.size() >= 2 : op.operands.size() >= 3;
+    // tt.load %ptr, %mask, %other; tt.store %ptr, %value, %mask; async_copy %ptr, %smem, %mask, %other
+    a.masked = async ? op.operands.size() >= 3 : load ? op.operands.size() >= 2 : op.operands.size() >= 3;
+    const auto wanted = async ? InstructionClass::AsyncCopy
+                              : load ? InstructionClass::GlobalLoad : InstructionClass::GlobalStore;
     if (prog.ptx && op.loc.known()) {
       for (int idx : map.at(Stage::Ptx, op.loc.line)) {
         const auto& ins = prog.ptx->instructions[static_cast<size_t>(idx)];
-        auto cls = classify(ins);
-        if ((load && cls == InstructionClass::GlobalLoad) || (!load && cls == InstructionClass::GlobalStore)) {
+        if (classify(ins) == wanted) {
           ++a.ptx_instructions;
-          ++a.ptx_bits[ins.access_bits()];
+          ++a.ptx_bits[async ? async_copy_bits(ins) : ins.access_bits()];
         }
       }
     }

@@ -16,7 +16,7 @@ namespace tdx {
 // One global load or store of the TTGIR with what it became in PTX.
 struct MemoryAccess {
   SourceLoc loc;
-  std::string kind;            // "load" | "store"
+  std::string kind;            // "load" | "store" | "async-copy" (cp.async into shared memory)
   std::string ttgir_op;        // the TTGIR line (trimmed)
   std::string element;         // "f32", "f16"
   int elements_per_thread = 0; // sizePerThread along the fastest dimension of its layout

@@ -29,6 +29,8 @@ InstructionClass classify(const PtxInstruction& i) {
   const auto& space = i.state_space;
   if (op == "cp") {
     if (i.has_modifier("bulk") && i.has_modifier("tensor")) return InstructionClass::Tma;
+    if (i.has_modifier("commit_group") || i.has_modifier("wait_group") || i.has_modifier("wait_all"))
+      return InstructionClass::Barrier;
     if (i.has_modifier("async")) return InstructionClass::AsyncCopy;
     return InstructionClass::Other;
   }

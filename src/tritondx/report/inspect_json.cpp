@@ -20,8 +20,7 @@ nlohmann::json inspect_to_json(const InspectReport& r) {
           {"target", r.target},
           {"artifacts_dir", r.artifacts_dir},
           {"timing",
-           {{"load_seconds", r.load_seconds},
-            {"compile_seconds", r.compile_seconds},
+           {{"bridge_seconds", r.compile_seconds},
             {"triton_compile_seconds", r.triton_seconds},
             {"parse_seconds", r.parse_seconds}}},
           {"kernels", kernels}};

@@ -70,8 +70,8 @@ std::string render_inspect_text(const InspectReport& r) {
     }
     o += "\n";
   }
-  o += fmt::format("time: task load {:.2f} s, compile {:.2f} s (triton.compile {:.2f} s), parse+analysis {:.3f} s\n",
-                   r.load_seconds, r.compile_seconds, r.triton_seconds, r.parse_seconds);
+  o += fmt::format("time: bridge {:.2f} s (of which triton.compile {:.2f} s), parse+analysis {:.3f} s\n",
+                   r.compile_seconds, r.triton_seconds, r.parse_seconds);
   return o;
 }
 

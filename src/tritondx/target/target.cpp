@@ -27,7 +27,8 @@ Expected<TargetDescription> parse_target(const nlohmann::json& j) {
     t.shared_memory_allocation_unit = j.value("shared_memory_allocation_unit", 128);
     t.reserved_shared_memory_per_block = j.value("reserved_shared_memory_per_block", 0);
     t.l2_bytes = j.at("l2_bytes").get<long long>();
-    for (const auto& [k, v] : j.value("ceilings", nlohmann::json::object()).items())
+    const auto ceilings = j.value("ceilings", nlohmann::json::object());
+    for (const auto& [k, v] : ceilings.items())
       t.ceilings[k] = Ceiling{v.at("value").get<double>(), v.value("source", "")};
   } catch (const nlohmann::json::exception& e) {
     return fail(Stage::Task, fmt::format("bad target description: {}", e.what()));

@@ -42,6 +42,10 @@ struct Task {
 // Loads and validates the task through the bridge's `ast` verb (which also validates).
 Expected<Task> load_task(const Bridge& bridge, const std::string& path);
 
+// A Task from the bridge's description: {"path", "source", "kernels", "task"} (the `ast`
+// reply, or the `task_info` of a compile reply made with include_task).
+Task task_from_json(const nlohmann::json& j);
+
 std::vector<std::string> split_lines(std::string_view text);
 
 }  // namespace tdx
