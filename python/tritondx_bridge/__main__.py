@@ -8,9 +8,10 @@ from .errors import BridgeError
 
 
 def _verbs():
-    from . import source_ast, compile as compile_verb, task
+    from . import source_ast, compile as compile_verb, capture_verb, task
     return {
         "load": task.load_verb,
+        "capture": capture_verb.capture_verb,
         "ast": source_ast.ast_verb,
         "compile": compile_verb.compile_verb,
     }

@@ -4,7 +4,7 @@ import ast
 from .task import load_task, task_json
 
 
-def _node_json(node):
+def node_json(node):
     out = {"type": type(node).__name__}
     if hasattr(node, "lineno"):
         out["span"] = [node.lineno, node.col_offset + 1, node.end_lineno, (node.end_col_offset or 0) + 1]
@@ -15,7 +15,7 @@ def _node_json(node):
             if isinstance(value, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)):
                 fields[name] = type(value).__name__
             else:
-                child = _node_json(value)
+                child = node_json(value)
                 child["field"] = name
                 children.append(child)
         elif isinstance(value, list):
@@ -24,7 +24,7 @@ def _node_json(node):
                     if isinstance(item, (ast.operator, ast.cmpop, ast.unaryop, ast.boolop)):
                         fields.setdefault(name, []).append(type(item).__name__)
                         continue
-                    child = _node_json(item)
+                    child = node_json(item)
                     child["field"] = name
                     child["index"] = i
                     children.append(child)
@@ -58,5 +58,5 @@ def ast_verb(request):
         "source": task.source,
         "kernels": [k.to_json() for k in kernels.values()],
         "task": task_json(task),
-        "module": _node_json(tree),
+        "module": node_json(tree),
     }

@@ -11,6 +11,8 @@ namespace tdx::cli {
 using Runner = std::function<int()>;
 
 Runner add_inspect_command(CLI::App& app);
+Runner add_diagnose_command(CLI::App& app);
+Runner add_rules_command(CLI::App& app);
 
 
 }  // namespace tdx::cli

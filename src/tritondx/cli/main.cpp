@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "tritondx 0.1.0");
   std::map<std::string, tdx::cli::Runner> runners;
   runners["inspect"] = tdx::cli::add_inspect_command(app);
+  runners["diagnose"] = tdx::cli::add_diagnose_command(app);
+  runners["rules"] = tdx::cli::add_rules_command(app);
   CLI11_PARSE(app, argc, argv);
   try {
     for (auto* sub : app.get_subcommands()) return runners.at(sub->get_name())();

@@ -17,9 +17,10 @@ struct PtxInstruction {
   std::string predicate;               // "@%p1", "@!%p2" or empty
   std::string opcode;                  // "ld", "st", "cp", "mma", "wgmma", "fma", "bar", ...
   std::vector<std::string> modifiers;  // the dotted parts after the opcode: {"global","v4","b32"}
-  std::string state_space;             // "global", "shared", "local", "param", "const" or empty
+  std::string state_space;             // "global", "shared", "local", "param", "const" or empty;
+                                       // the first one named ("shared::cluster" -> "shared")
   int vector_width = 1;                // 1, 2 or 4 from .v2/.v4
-  int element_bits = 0;                // from .b32/.f16/.u64/... (0 if none)
+  int element_bits = 0;                // from .b32/.f16/.u64/... (0 if none); cp.async: cp-size * 8
   std::vector<std::string> operands;
   SourceLoc loc;                       // from the most recent .loc
   std::string function;                // enclosing .entry/.func

@@ -1,0 +1,67 @@
+#include "tritondx/ladder/context.h"
+
+namespace tdx {
+
+long long LaunchInfo::programs() const {
+  long long n = 1;
+  for (auto g : grid) n *= std::max<long long>(g, 1);
+  return n;
+}
+
+std::optional<long long> LaunchInfo::int_arg(std::string_view name) const {
+  std::string key(name);
+  if (auto it = constexprs.find(key); it != constexprs.end() && it->is_number_integer()) return it->get<long long>();
+  if (auto it = args.find(key); it != args.end() && it->value("kind", "") == "scalar") {
+    const auto& v = (*it)["value"];
+    if (v.is_number_integer()) return v.get<long long>();
+    if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+  }
+  return std::nullopt;
+}
+
+int LaunchInfo::num_warps() const { return options.value("num_warps", 4); }
+int LaunchInfo::num_stages() const { return options.value("num_stages", 3); }
+
+LaunchInfo launch_from_json(const nlohmann::json& j) {
+  LaunchInfo l;
+  l.kernel = j.value("kernel", "");
+  for (const auto& g : j.value("grid", nlohmann::json::array())) l.grid.push_back(g.get<long long>());
+  l.signature = j.value("signature", nlohmann::json::object());
+  l.constexprs = j.value("constexprs", nlohmann::json::object());
+  l.attrs = j.value("attrs", nlohmann::json::object());
+  l.options = j.value("options", nlohmann::json::object());
+  l.args = j.value("args", nlohmann::json::object());
+  return l;
+}
+
+std::string KernelContext::kernel_name() const {
+  if (launch) return launch->kernel;
+  if (program) return program->kernel;
+  return function ? function->str_field("name") : std::string();
+}
+
+EvidenceLink KernelContext::source_evidence(int line, std::string note) const {
+  EvidenceLink e;
+  e.stage = Stage::Source;
+  e.loc = SourceLoc{task ? task->path : std::string(), line, 0};
+  std::string_view text = source_line(line);
+  size_t b = text.find_first_not_of(' ');
+  e.quote = b == std::string_view::npos ? std::string() : std::string(text.substr(b));
+  e.note = std::move(note);
+  return e;
+}
+
+EvidenceLink KernelContext::op_evidence(Stage stage, const MlirOp& op, std::string note) const {
+  EvidenceLink e;
+  e.stage = stage;
+  e.loc = op.loc;
+  e.ir_line = op.line;
+  std::string_view t = op.text;
+  if (auto pos = t.rfind(" loc("); pos != std::string_view::npos) t = t.substr(0, pos);
+  size_t b = t.find_first_not_of(' ');
+  e.quote = b == std::string_view::npos ? std::string() : std::string(t.substr(b));
+  e.note = std::move(note);
+  return e;
+}
+
+}  // namespace tdx

@@ -1,0 +1,174 @@
+#include "tritondx/ladder/session.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include "tritondx/analysis/axis_info.h"
+#include "tritondx/inspect/inspect.h"
+
+namespace tdx {
+
+namespace fs = std::filesystem;
+
+DiagnosisSession::~DiagnosisSession() = default;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+BridgeFailure task_failure(Diagnostic d) { return BridgeFailure{std::move(d), "task", {}}; }
+
+}  // namespace
+
+std::expected<std::unique_ptr<DiagnosisSession>, BridgeFailure> DiagnosisSession::open(const Bridge& bridge,
+                                                                                      SessionOptions options) {
+  std::unique_ptr<DiagnosisSession> s(new DiagnosisSession());
+  s->bridge_ = &bridge;
+  auto target = load_target(options.target);
+  if (!target) return std::unexpected(task_failure(target.error()));
+  s->target_ = std::move(*target);
+  std::error_code ec;
+  auto path = fs::absolute(options.task_path, ec).lexically_normal().string();
+  if (!fs::exists(path, ec)) return std::unexpected(task_failure(Diagnostic{Stage::Task, path, 0, 0, "task file not found"}));
+  options.task_path = path;
+  s->artifacts_dir_ = options.artifacts_dir.empty() ? default_artifacts_dir(path) : options.artifacts_dir;
+  fs::create_directories(s->artifacts_dir_, ec);
+  if (ec)
+    return std::unexpected(task_failure(
+        Diagnostic{Stage::Task, s->artifacts_dir_, 0, 0, "cannot create the artifacts folder: " + ec.message()}));
+  s->options_ = options;
+
+  auto start = std::chrono::steady_clock::now();
+  auto reply = bridge.call("capture", {{"task", path}});
+  s->bridge_seconds_ += seconds_since(start);
+  s->open_seconds_ = s->bridge_seconds_;
+  if (!reply) return std::unexpected(reply.error());
+  const auto& info = (*reply)["task_info"];
+  s->task_ = task_from_json(info);
+  s->ast_ = PyModule::from_json(info.value("module", nlohmann::json::object()));
+  s->min_bytes_ = reply->value("min_bytes", 0LL);
+  s->min_bytes_source_ = reply->value("min_bytes_source", "");
+  if ((*reply)["flops"].is_number()) s->flops_ = (*reply)["flops"].get<long long>();
+  std::vector<std::string> seen;
+  for (const auto& l : (*reply)["launches"]) {
+    LaunchInfo launch = launch_from_json(l);
+    if (!options.kernel.empty() && launch.kernel != options.kernel) continue;
+    if (std::find(seen.begin(), seen.end(), launch.kernel) != seen.end()) continue;
+    seen.push_back(launch.kernel);
+    KernelState k;
+    k.function = s->ast_.function(launch.kernel);
+    k.launch = std::move(launch);
+    s->kernels_.push_back(std::move(k));
+  }
+  if (!options.kernel.empty() && s->kernels_.empty())
+    return std::unexpected(task_failure(Diagnostic{Stage::Task, path, 0, 0,
+                                                   fmt::format("launch() never launched a kernel named '{}'", options.kernel)}));
+  return s;
+}
+
+const std::optional<BridgeFailure>& DiagnosisSession::compile(bool pass_dumps) {
+  if (compiled_ && (pass_dumps_ || !pass_dumps)) return compile_error_;
+  CompileRequest request;
+  request.task_path = task_.path;
+  request.out_dir = artifacts_dir_;
+  request.kernel = options_.kernel;
+  request.pass_dumps = pass_dumps;
+  auto start = std::chrono::steady_clock::now();
+  auto result = compile_task(*bridge_, request);
+  bridge_seconds_ += seconds_since(start);
+  compiled_ = true;
+  pass_dumps_ = pass_dumps;
+  if (!result) {
+    compile_error_ = result.error();
+    return compile_error_;
+  }
+  compile_error_.reset();
+  for (auto& compiled : result->kernels) {
+    for (auto& k : kernels_) {
+      if (k.launch.kernel != compiled.name || k.program) continue;
+      k.program = load_program(compiled);
+      k.source_map = SourceMap::build(*k.program, task_.path);
+      k.summary = summarize(*k.program, target_);
+      k.axis_info.reset();
+      k.compiled = std::move(compiled);
+      break;
+    }
+  }
+  return compile_error_;
+}
+
+WhatIfResult DiagnosisSession::run_what_if(const std::string& kernel, const nlohmann::json& change) const {
+  for (const auto& w : what_ifs_)
+    if (w.change == change) return w;
+  WhatIfResult result;
+  result.change = change;
+  CompileRequest request;
+  request.task_path = task_.path;
+  request.out_dir = (fs::path(artifacts_dir_) / fmt::format("what-if-{}", what_ifs_.size())).string();
+  request.kernel = kernel;
+  request.what_if = change;
+  std::error_code ec;
+  fs::create_directories(request.out_dir, ec);
+  auto start = std::chrono::steady_clock::now();
+  auto compiled = compile_task(*bridge_, request);
+  bridge_seconds_ += seconds_since(start);
+  if (!compiled) {
+    result.error = compiled.error().diagnostic.to_string();
+  } else if (compiled->kernels.empty()) {
+    result.error = "the what-if compile produced no kernel";
+  } else {
+    result.program = load_program(compiled->kernels.front());
+  }
+  what_ifs_.push_back(result);
+  return result;
+}
+
+std::vector<KernelContext> DiagnosisSession::contexts() const {
+  std::vector<KernelContext> out;
+  for (const auto& k : kernels_) {
+    KernelContext c;
+    c.task = &task_;
+    c.ast = &ast_;
+    c.function = k.function;
+    c.launch = &k.launch;
+    c.target = &target_;
+    c.tolerance = task_.tolerance;
+    c.min_bytes = min_bytes_;
+    c.flops = flops_;
+    if (k.program) {
+      c.program = &*k.program;
+      c.source_map = &*k.source_map;
+      c.summary = &*k.summary;
+      if (k.program->ttir) {
+        const KernelState* state = &k;
+        c.axis_info = [state]() -> const AxisInfoAnalysis& {
+          if (!state->axis_info)
+            state->axis_info = std::make_unique<AxisInfoAnalysis>(AxisInfoAnalysis::run(*state->program->ttir));
+          return *state->axis_info;
+        };
+      }
+    }
+    if (options_.what_if && bridge_) {
+      std::string name = k.launch.kernel;
+      c.what_if = [this, name](const nlohmann::json& change) { return run_what_if(name, change); };
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<Finding> DiagnosisSession::run_rule(const Rule& rule, const KernelContext& ctx,
+                                                std::vector<RuleFailure>& failures) {
+  FindingSink sink(std::string(rule.id()), rule.level(), ctx.kernel_name());
+  try {
+    rule.check(ctx, sink);
+  } catch (const std::exception& e) {
+    failures.push_back({std::string(rule.id()), ctx.kernel_name(), e.what()});
+    return {};
+  }
+  return std::move(sink.findings());
+}
+
+}  // namespace tdx

@@ -1,0 +1,98 @@
+// A diagnosis session: everything the ladder computes about one task, kept so that nothing
+// computed is lost when a later step fails (a compile error keeps the L0 findings).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tritondx/bridge/bridge.h"
+#include "tritondx/compile/compile.h"
+#include "tritondx/ladder/context.h"
+#include "tritondx/ladder/finding.h"
+#include "tritondx/ladder/rule.h"
+
+namespace tdx {
+
+struct SessionOptions {
+  std::string task_path;
+  std::string artifacts_dir;  // empty = default_artifacts_dir(task)
+  std::string kernel;         // only this kernel; empty = all launched kernels
+  std::string target = "nvidia-h200";
+  bool what_if = true;        // allow L3 what-if compiles
+};
+
+struct KernelState {
+  LaunchInfo launch;
+  const PyNode* function = nullptr;
+  std::optional<CompiledKernel> compiled;
+  std::optional<Program> program;
+  std::optional<SourceMap> source_map;
+  std::optional<KernelSummary> summary;
+  mutable std::unique_ptr<AxisInfoAnalysis> axis_info;
+};
+
+struct RuleFailure {
+  std::string rule_id;
+  std::string kernel;
+  std::string message;
+};
+
+class DiagnosisSession {
+ public:
+  // Loads the task and captures its launches (no compile): enough for L0.
+  static std::expected<std::unique_ptr<DiagnosisSession>, BridgeFailure> open(const Bridge& bridge,
+                                                                             SessionOptions options);
+  ~DiagnosisSession();
+
+  // Compiles every captured kernel (with per-pass dumps if asked) and parses all stages.
+  // A failure is kept in compile_error() and returned; L0 results stay valid.
+  const std::optional<BridgeFailure>& compile(bool pass_dumps);
+  bool compiled() const { return compiled_; }
+  bool has_pass_dumps() const { return pass_dumps_; }
+  const std::optional<BridgeFailure>& compile_error() const { return compile_error_; }
+
+  // One context per kernel (per distinct launch). L2/L3 members are null until compile().
+  std::vector<KernelContext> contexts() const;
+
+  // Runs one rule on one kernel; an exception becomes a RuleFailure.
+  static std::vector<Finding> run_rule(const Rule& rule, const KernelContext& ctx,
+                                       std::vector<RuleFailure>& failures);
+
+  const Task& task() const { return task_; }
+  const PyModule& ast() const { return ast_; }
+  const std::vector<KernelState>& kernels() const { return kernels_; }
+  const TargetDescription& target() const { return target_; }
+  const std::string& artifacts_dir() const { return artifacts_dir_; }
+  long long min_bytes() const { return min_bytes_; }
+  std::string min_bytes_source() const { return min_bytes_source_; }
+  long long flops() const { return flops_; }
+  // What-if compiles run so far (each is also evidence in the findings that used it).
+  const std::vector<WhatIfResult>& what_ifs() const { return what_ifs_; }
+  double bridge_seconds() const { return bridge_seconds_; }
+  double open_seconds() const { return open_seconds_; }  // loading + capture
+
+ private:
+  DiagnosisSession() = default;
+  WhatIfResult run_what_if(const std::string& kernel, const nlohmann::json& change) const;
+
+  const Bridge* bridge_ = nullptr;
+  SessionOptions options_;
+  Task task_;
+  PyModule ast_;
+  TargetDescription target_;
+  std::string artifacts_dir_;
+  std::vector<KernelState> kernels_;
+  long long min_bytes_ = 0;
+  std::string min_bytes_source_;
+  long long flops_ = 0;
+  bool compiled_ = false;
+  bool pass_dumps_ = false;
+  std::optional<BridgeFailure> compile_error_;
+  mutable std::vector<WhatIfResult> what_ifs_;
+  mutable double bridge_seconds_ = 0;
+  double open_seconds_ = 0;
+};
+
+}  // namespace tdx

@@ -1,0 +1,145 @@
+// One runner for every rule fixture: tests/rules/<level>/<rule-id>/{fires*,silent*}.py.
+//
+// A fixture is a kernel task. In a `fires` fixture, each source line where the rule must
+// report a finding ends with the comment `# CHECK: <rule-id>`; the rule must report on
+// exactly those lines. A `silent` fixture must produce no finding of the rule. The rule's
+// inputs (capture, compile, pass dumps, what-if compiles) are produced through the real
+// bridge and Triton 3.6.0.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "tritondx/ladder/rule.h"
+#include "tritondx/ladder/session.h"
+
+namespace tdx {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RuleFixture {
+  std::string rule_id;
+  std::string path;
+  bool fires = false;
+};
+
+std::vector<RuleFixture> discover() {
+  std::vector<RuleFixture> out;
+  fs::path root = fs::path(TRITONDX_SOURCE_DIR) / "tests" / "rules";
+  if (!fs::exists(root)) return out;
+  for (const auto& level : fs::directory_iterator(root)) {
+    if (!level.is_directory()) continue;
+    for (const auto& rule : fs::directory_iterator(level.path())) {
+      if (!rule.is_directory()) continue;
+      for (const auto& file : fs::directory_iterator(rule.path())) {
+        auto name = file.path().filename().string();
+        if (file.path().extension() != ".py") continue;
+        bool fires = name.rfind("fires", 0) == 0;
+        bool silent = name.rfind("silent", 0) == 0;
+        if (!fires && !silent) continue;
+        out.push_back({rule.path().filename().string(), file.path().string(), fires});
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  return out;
+}
+
+std::set<int> check_lines(const Task& task, const std::string& rule_id) {
+  std::set<int> lines;
+  const std::string marker = "# CHECK: " + rule_id;
+  for (size_t i = 0; i < task.lines.size(); ++i) {
+    const auto& l = task.lines[i];
+    auto pos = l.find(marker);
+    if (pos != std::string::npos && l.find_first_not_of(" \t", pos + marker.size()) == std::string::npos)
+      lines.insert(static_cast<int>(i + 1));
+  }
+  return lines;
+}
+
+const RuleRegistry& registry() {
+  static RuleRegistry r = [] {
+    RuleRegistry reg;
+    register_all_rules(reg);
+    return reg;
+  }();
+  return r;
+}
+
+class RuleFixtureTest : public ::testing::TestWithParam<RuleFixture> {};
+
+TEST_P(RuleFixtureTest, Expectations) {
+  const auto& fx = GetParam();
+  const Rule* rule = registry().find(fx.rule_id);
+  ASSERT_NE(rule, nullptr) << "fixture folder names no registered rule: " << fx.rule_id;
+  Bridge bridge(BridgeConfig::from_environment());
+  SessionOptions options;
+  options.task_path = fx.path;
+  options.artifacts_dir = (fs::temp_directory_path() / "tritondx-rule-tests" / fx.rule_id /
+                           fs::path(fx.path).stem()).string();
+  auto session = DiagnosisSession::open(bridge, options);
+  ASSERT_TRUE(session.has_value()) << session.error().diagnostic.to_string();
+  auto needs = rule->needs();
+  if (needs.program || needs.pass_dumps) {
+    const auto& error = (*session)->compile(needs.pass_dumps);
+    ASSERT_FALSE(error.has_value()) << error->diagnostic.to_string();
+  }
+  std::vector<RuleFailure> failures;
+  std::set<int> reported;
+  std::string report;
+  for (const auto& ctx : (*session)->contexts()) {
+    for (const auto& f : DiagnosisSession::run_rule(*rule, ctx, failures)) {
+      reported.insert(f.loc.line);
+      report += fmt::format("  line {}: {}\n", f.loc.line, f.symptom);
+      EXPECT_FALSE(f.symptom.empty());
+      EXPECT_FALSE(f.evidence.empty()) << "a finding needs an evidence chain";
+      EXPECT_GE(f.confidence, 0.0);
+      EXPECT_LE(f.confidence, 1.0);
+    }
+  }
+  for (const auto& failure : failures) ADD_FAILURE() << "rule threw: " << failure.message;
+  auto expected = check_lines((*session)->task(), fx.rule_id);
+  if (fx.fires) {
+    ASSERT_FALSE(expected.empty()) << fx.path << " has no '# CHECK: " << fx.rule_id << "' line";
+    EXPECT_EQ(reported, expected) << "findings:\n" << report;
+  } else {
+    EXPECT_TRUE(reported.empty()) << "silent fixture got findings:\n" << report;
+  }
+}
+
+std::string fixture_name(const ::testing::TestParamInfo<RuleFixture>& info) {
+  std::string name = info.param.rule_id + "_" + fs::path(info.param.path).stem().string();
+  for (auto& c : name)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rules, RuleFixtureTest, ::testing::ValuesIn(discover()), fixture_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RuleFixtureTest);
+
+// Every registered rule has a doc page, a firing and a silent fixture (STYLE.md, step 7).
+TEST(RuleCatalogue, EveryRuleHasDocAndFixtures) {
+  fs::path root(TRITONDX_SOURCE_DIR);
+  for (const auto& rule : registry().rules()) {
+    std::string id(rule->id());
+    std::string level = fmt::format("l{}", static_cast<int>(rule->level()));
+    std::string name = id.substr(id.find('-') + 1);
+    EXPECT_TRUE(fs::exists(root / "docs" / "rules" / level / (name + ".md"))) << id << ": no doc page";
+    bool fires = false, silent = false;
+    fs::path dir = root / "tests" / "rules" / level / id;
+    if (fs::exists(dir))
+      for (const auto& f : fs::directory_iterator(dir)) {
+        auto n = f.path().filename().string();
+        fires |= n.rfind("fires", 0) == 0;
+        silent |= n.rfind("silent", 0) == 0;
+      }
+    EXPECT_TRUE(fires) << id << ": no firing fixture in " << dir;
+    EXPECT_TRUE(silent) << id << ": no silent fixture in " << dir;
+    EXPECT_FALSE(rule->description().empty()) << id;
+    EXPECT_EQ(id.rfind(level + "-", 0), 0u) << id << ": id must start with " << level << "-";
+  }
+}
+
+}  // namespace
+}  // namespace tdx
