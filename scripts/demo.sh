@@ -4,5 +4,5 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/setup.sh
-example=${1:-examples/vector_add.py}
-exec build/tritondx inspect "$example"
+example=${1:-examples/softmax.py}
+exec build/tritondx diagnose "$example"

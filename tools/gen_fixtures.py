@@ -45,6 +45,15 @@ def generate(task):
         with open(os.path.join(dest, "compile.json"), "w") as f:
             json.dump(reply, f, indent=1, sort_keys=True)
             f.write("\n")
+        # What L0 reads: the captured launch and the AST (no compile).
+        proc = subprocess.run([sys.executable, "-m", "tritondx_bridge", "capture"], input=json.dumps({"task": task}),
+                              capture_output=True, text=True, env=env, timeout=600)
+        capture = json.loads(proc.stdout)
+        if not capture.get("ok"):
+            raise SystemExit(f"{task}: {capture['error']['message']}")
+        with open(os.path.join(dest, "capture.json"), "w") as f:
+            json.dump(capture, f, sort_keys=True)
+            f.write("\n")
     print(f"{name}: {', '.join(sorted(os.listdir(dest)))}")
 
 

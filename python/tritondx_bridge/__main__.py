@@ -9,12 +9,52 @@ from .errors import BridgeError
 
 def _verbs():
     from . import source_ast, compile as compile_verb, capture_verb, task
+
+    def run(request):
+        from . import run_verb
+        return run_verb.run_verb(request)
+
+    def profile(request):
+        from . import profile_verb
+        return profile_verb.profile_verb(request)
+
     return {
+        "run": run,
+        "profile": profile,
         "load": task.load_verb,
         "capture": capture_verb.capture_verb,
         "ast": source_ast.ast_verb,
         "compile": compile_verb.compile_verb,
     }
+
+
+def handle(verbs, verb, request):
+    """One request -> one reply dict; never raises."""
+    if verb not in verbs:
+        return {"ok": False, "error": BridgeError(
+            "bad-request", f"unknown verb {verb!r}; verbs: {', '.join(sorted(verbs))}").to_json()}
+    try:
+        return {"ok": True, **verbs[verb](request)}
+    except BridgeError as e:
+        return {"ok": False, "error": e.to_json()}
+    except Exception as e:  # noqa: BLE001 - every failure must reach the C++ side
+        return {"ok": False, "error": BridgeError(
+            "internal", f"{type(e).__name__}: {e}", detail=traceback.format_exc()).to_json()}
+
+
+def serve(verbs, reply_file):
+    """Persistent mode: one JSON request per stdin line ({"verb", "request"}), one JSON reply
+    per stdout line. Saves the Python, torch and Triton start-up on every call after the first."""
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            message = json.loads(line)
+            reply = handle(verbs, message.get("verb"), message.get("request") or {})
+        except json.JSONDecodeError as e:
+            reply = {"ok": False, "error": BridgeError("bad-request", f"request is not JSON: {e}").to_json()}
+        reply_file.write(json.dumps(reply) + "\n")
+        reply_file.flush()
 
 
 def main(argv):
@@ -24,21 +64,19 @@ def main(argv):
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     verbs = _verbs()
-    if len(argv) != 2 or argv[1] not in verbs:
-        reply = {"ok": False, "error": BridgeError(
-            "bad-request", f"usage: python -m tritondx_bridge <{'|'.join(sorted(verbs))}>").to_json()}
-    else:
-        try:
-            request = json.loads(sys.stdin.read() or "{}")
-            reply = {"ok": True, **verbs[argv[1]](request)}
-        except BridgeError as e:
-            reply = {"ok": False, "error": e.to_json()}
-        except json.JSONDecodeError as e:
-            reply = {"ok": False, "error": BridgeError("bad-request", f"request is not JSON: {e}").to_json()}
-        except Exception as e:  # noqa: BLE001 - every failure must reach the C++ side
-            reply = {"ok": False, "error": BridgeError(
-                "internal", f"{type(e).__name__}: {e}", detail=traceback.format_exc()).to_json()}
     with os.fdopen(reply_fd, "w") as out:
+        if len(argv) == 2 and argv[1] == "serve":
+            serve(verbs, out)
+            return 0
+        if len(argv) != 2:
+            reply = {"ok": False, "error": BridgeError(
+                "bad-request", f"usage: python -m tritondx_bridge <{'|'.join(sorted(verbs))}|serve>").to_json()}
+        else:
+            try:
+                request = json.loads(sys.stdin.read() or "{}")
+                reply = handle(verbs, argv[1], request)
+            except json.JSONDecodeError as e:
+                reply = {"ok": False, "error": BridgeError("bad-request", f"request is not JSON: {e}").to_json()}
         json.dump(reply, out)
         out.write("\n")
     return 0

@@ -4,7 +4,8 @@
 // report a finding ends with the comment `# CHECK: <rule-id>`; the rule must report on
 // exactly those lines. A `silent` fixture must produce no finding of the rule. The rule's
 // inputs (capture, compile, pass dumps, what-if compiles) are produced through the real
-// bridge and Triton 3.6.0.
+// bridge and Triton 3.6.0; an L1 fixture `X.py` also has `X.gpu/` with what the GPU
+// measured for it (the bridge's run.json and Nsight Compute's CSV exports).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -81,9 +82,16 @@ TEST_P(RuleFixtureTest, Expectations) {
   auto session = DiagnosisSession::open(bridge, options);
   ASSERT_TRUE(session.has_value()) << session.error().diagnostic.to_string();
   auto needs = rule->needs();
-  if (needs.program || needs.pass_dumps) {
+  if (needs.program || needs.pass_dumps || needs.measurement || needs.profile) {
     const auto& error = (*session)->compile(needs.pass_dumps);
     ASSERT_FALSE(error.has_value()) << error->diagnostic.to_string();
+  }
+  // L1 fixtures carry a recording made on the GPU: <stem>.gpu/{run.json,details.csv,raw.csv,source.csv}.
+  fs::path recording = fs::path(fx.path).replace_extension(".gpu");
+  if (needs.measurement || needs.profile) {
+    ASSERT_TRUE(fs::exists(recording)) << "an L1 fixture needs its GPU recording in " << recording;
+    auto loaded = (*session)->load_recording(recording.string());
+    ASSERT_TRUE(loaded.has_value()) << loaded.error().to_string();
   }
   std::vector<RuleFailure> failures;
   std::set<int> reported;

@@ -175,6 +175,11 @@ StaticCostEstimate estimate_static_cost(const Program& program, const KernelSumm
   return e;
 }
 
+std::string compute_ceiling_key(const KernelSummary& summary) {
+  if (summary.dots.empty()) return "fp32_flops";
+  return peak_key_for(summary.dots.front().a_type);
+}
+
 void to_json(nlohmann::json& j, const StaticCostEstimate& e) {
   nlohmann::json traffic = nlohmann::json::array();
   for (const auto& t : e.traffic)

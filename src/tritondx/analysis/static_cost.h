@@ -50,4 +50,8 @@ StaticCostEstimate estimate_static_cost(const Program& program, const KernelSumm
 
 void to_json(nlohmann::json& j, const StaticCostEstimate& e);
 
+// The target ceiling for the kernel's math: the dot operand type's tensor-core peak
+// ("fp16_flops", "bf16_flops", "tf32_flops", "fp8_flops"), or "fp32_flops" without a dot.
+std::string compute_ceiling_key(const KernelSummary& summary);
+
 }  // namespace tdx

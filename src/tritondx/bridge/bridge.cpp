@@ -2,8 +2,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <system_error>
 
+#include "tritondx/bridge/bridge_process.h"
 #include "tritondx/bridge/subprocess.h"
 
 namespace tdx {
@@ -35,12 +37,34 @@ Stage stage_for_kind(const std::string& kind) {
 
 }  // namespace
 
+Bridge::Bridge(BridgeConfig config) : config_(std::move(config)) {}
+Bridge::~Bridge() = default;
+
+namespace {
+bool compile_only(const std::string& verb) {
+  return verb == "ast" || verb == "load" || verb == "capture" || verb == "compile";
+}
+}  // namespace
+
 std::expected<nlohmann::json, BridgeFailure> Bridge::call(const std::string& verb,
                                                           const nlohmann::json& request) const {
+  std::map<std::string, std::string> env{{"PYTHONPATH", config_.python_path}, {"PYTHONUNBUFFERED", "1"}};
+  if (config_.persistent && compile_only(verb)) {
+    if (!server_)
+      server_ = std::make_unique<BridgeProcess>(
+          std::vector<std::string>{config_.python, "-m", "tritondx_bridge", "serve"}, env);
+    auto result = server_->call(nlohmann::json{{"verb", verb}, {"request", request}}.dump(), config_.timeout);
+    if (result.timed_out)
+      return std::unexpected(BridgeFailure{
+          Diagnostic{Stage::Bridge, "", 0, 0,
+                     fmt::format("bridge verb '{}' did not finish within {} s and was killed", verb,
+                                 config_.timeout.count())},
+          "timeout", {{"stderr_tail", tail(result.stderr_tail, 4000)}}});
+    return reply_to_json(verb, result.reply.value_or(""), result.why, result.stderr_tail);
+  }
   ProcessOptions options;
   options.timeout = config_.timeout;
-  options.env["PYTHONPATH"] = config_.python_path;
-  options.env["PYTHONUNBUFFERED"] = "1";
+  options.env = env;
   ProcessResult result;
   try {
     result = run_process({config_.python, "-m", "tritondx_bridge", verb}, request.dump(), options);
@@ -56,17 +80,22 @@ std::expected<nlohmann::json, BridgeFailure> Bridge::call(const std::string& ver
                                config_.timeout.count())},
         "timeout", {{"stderr_tail", tail(result.err, 4000)}}});
   }
+  std::string why = result.signal ? fmt::format("was killed by signal {}", result.signal)
+                                  : fmt::format("exited with code {}", result.exit_code);
+  return reply_to_json(verb, result.out, why, result.err);
+}
+
+std::expected<nlohmann::json, BridgeFailure> Bridge::reply_to_json(const std::string& verb, const std::string& out,
+                                                                   const std::string& why,
+                                                                   const std::string& err) const {
   nlohmann::json reply;
   try {
-    reply = nlohmann::json::parse(result.out);
+    reply = nlohmann::json::parse(out);
   } catch (const nlohmann::json::exception&) {
-    std::string why = result.signal ? fmt::format("was killed by signal {}", result.signal)
-                                    : fmt::format("exited with code {}", result.exit_code);
     return std::unexpected(BridgeFailure{
         Diagnostic{Stage::Bridge, "", 0, 0,
-                   fmt::format("bridge verb '{}' {} without a JSON reply; stderr: {}", verb, why,
-                               tail(result.err, 2000))},
-        "crash", {{"stderr_tail", tail(result.err, 8000)}}});
+                   fmt::format("bridge verb '{}' {} without a JSON reply; stderr: {}", verb, why, tail(err, 2000))},
+        "crash", {{"stderr_tail", tail(err, 8000)}}});
   }
   if (!reply.value("ok", false)) {
     const auto& e = reply.value("error", nlohmann::json::object());

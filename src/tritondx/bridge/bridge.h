@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,10 @@ struct BridgeConfig {
   std::string python;       // interpreter with triton installed
   std::string python_path;  // folder holding the tritondx_bridge package
   std::chrono::seconds timeout{600};
+  // Keep one `serve` process for the compile-only verbs (ast, load, capture, compile), so
+  // Python, torch and Triton start once per tritondx run. GPU verbs (run, profile) always get
+  // a fresh process: no state is shared between measured runs.
+  bool persistent = true;
 
   // TRITONDX_PYTHON / TRITONDX_BRIDGE_PATH, else the project's .venv and python/ folder,
   // else python3 on PATH.
@@ -29,9 +34,14 @@ struct BridgeFailure {
   nlohmann::json detail;
 };
 
+class BridgeProcess;
+
 class Bridge {
  public:
-  explicit Bridge(BridgeConfig config) : config_(std::move(config)) {}
+  explicit Bridge(BridgeConfig config);
+  ~Bridge();
+  Bridge(const Bridge&) = delete;
+  Bridge& operator=(const Bridge&) = delete;
 
   // Runs one verb. The reply's "ok" member is checked; an error reply, a crash, a
   // timeout or unparsable output becomes a BridgeFailure naming the problem.
@@ -41,7 +51,10 @@ class Bridge {
   const BridgeConfig& config() const { return config_; }
 
  private:
+  std::expected<nlohmann::json, BridgeFailure> reply_to_json(const std::string& verb, const std::string& out,
+                                                             const std::string& why, const std::string& err) const;
   BridgeConfig config_;
+  mutable std::unique_ptr<BridgeProcess> server_;
 };
 
 }  // namespace tdx

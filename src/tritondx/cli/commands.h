@@ -13,6 +13,8 @@ using Runner = std::function<int()>;
 Runner add_inspect_command(CLI::App& app);
 Runner add_diagnose_command(CLI::App& app);
 Runner add_rules_command(CLI::App& app);
+Runner add_run_command(CLI::App& app);
+Runner add_axis_info_command(CLI::App& app);
 
 
 }  // namespace tdx::cli

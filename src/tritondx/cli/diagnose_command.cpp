@@ -1,12 +1,39 @@
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "tritondx/cli/commands.h"
 #include "tritondx/cli/failure.h"
 #include "tritondx/ladder/ladder.h"
+#include "tritondx/measure/measurement.h"
+#include "tritondx/measure/profile.h"
 #include "tritondx/report/diagnosis_report.h"
 
 namespace tdx::cli {
+
+namespace {
+
+// Measures the task on this machine's GPU and profiles each kernel with Nsight Compute.
+// Returns what could not be done (L1 then reports what it has), empty if all went well.
+std::string profile_session(const Bridge& bridge, DiagnosisSession& session) {
+  std::string status;
+  auto m = measure_task(bridge, session.task().path);
+  if (!m) return "warning: no GPU measurement: " + m.error().diagnostic.to_string() + "\n";
+  session.attach_measurement(std::move(*m));
+  for (const auto& k : session.kernels()) {
+    auto dir = session.artifacts_dir() + "/ncu";
+    auto profile = profile_kernel(bridge, session.task().path, k.launch.kernel, dir);
+    if (!profile) {
+      status += "warning: no Nsight Compute profile for " + k.launch.kernel + ": " +
+                profile.error().diagnostic.to_string() + " (L1 keeps timing and roofline)\n";
+      continue;
+    }
+    session.attach_profile(k.launch.kernel, std::move(*profile));
+  }
+  return status;
+}
+
+}  // namespace
 
 Runner add_diagnose_command(CLI::App& app) {
   struct Options {
@@ -14,6 +41,9 @@ Runner add_diagnose_command(CLI::App& app) {
     LadderOptions ladder;
     std::string format = "text";
     std::string output;
+    bool profile = false;
+    std::string recording;
+    std::string report_dir;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("diagnose", "Explain why a kernel is slow: L0 triage, L2 IR attribution, L3 compiler analysis");
@@ -27,12 +57,33 @@ Runner add_diagnose_command(CLI::App& app) {
   cmd->add_option("--disable", o->ladder.disabled_rules, "Rule ids to skip");
   cmd->add_option("--artifacts", o->session.artifacts_dir, "Folder for the stage files");
   cmd->add_option("--target", o->session.target, "Target description under targets/");
+  cmd->add_option("--report-dir", o->report_dir,
+                  "Also write diagnosis.{txt,json,md,html} into this folder");
+  cmd->add_flag("--profile", o->profile, "On a GPU: measure correctness and timing, run Nsight Compute (L1)");
+  cmd->add_option("--recording", o->recording,
+                  "Use L1 data recorded on a GPU: a folder with run.json and ncu's details/raw/source CSVs");
   return [o] {
     Bridge bridge(BridgeConfig::from_environment());
     auto session = DiagnosisSession::open(bridge, o->session);
     if (!session) {
       std::cerr << format_failure(session.error());
       return 1;
+    }
+    if (o->profile || !o->recording.empty()) {
+      // L1 data go with the compiled kernel (the roofline's ceiling follows its dot type; hot
+      // lines need its SASS), so compile first.
+      if (const auto& error = (*session)->compile(o->ladder.max_level >= 3 || o->ladder.all_levels)) {
+        std::cerr << format_failure(*error);
+        return 1;
+      }
+      if (!o->recording.empty()) {
+        if (auto loaded = (*session)->load_recording(o->recording); !loaded) {
+          std::cerr << "error: " << loaded.error().to_string() << "\n";
+          return 1;
+        }
+      } else if (auto status = profile_session(bridge, **session); !status.empty()) {
+        std::cerr << status;
+      }
     }
     RuleRegistry registry;
     register_all_rules(registry);
@@ -43,6 +94,16 @@ Runner add_diagnose_command(CLI::App& app) {
     else if (o->format == "html") text = render_diagnosis_html(d, **session);
     else text = render_diagnosis_text(d);
     if (!write_output(o->output, text)) return 1;
+    if (!o->report_dir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(o->report_dir, ec);
+      const std::filesystem::path dir(o->report_dir);
+      bool ok = write_output((dir / "diagnosis.txt").string(), render_diagnosis_text(d)) &&
+                write_output((dir / "diagnosis.json").string(), diagnosis_to_json(d).dump(2) + "\n") &&
+                write_output((dir / "diagnosis.md").string(), render_diagnosis_markdown(d)) &&
+                write_output((dir / "diagnosis.html").string(), render_diagnosis_html(d, **session));
+      if (!ok) return 1;
+    }
     if (d.compile_error) {
       // The report is written (L0 findings kept); the compile error is also on stderr.
       std::cerr << format_failure(*d.compile_error);

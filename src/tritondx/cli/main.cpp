@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   runners["inspect"] = tdx::cli::add_inspect_command(app);
   runners["diagnose"] = tdx::cli::add_diagnose_command(app);
   runners["rules"] = tdx::cli::add_rules_command(app);
+  runners["run"] = tdx::cli::add_run_command(app);
+  runners["axis-info"] = tdx::cli::add_axis_info_command(app);
   CLI11_PARSE(app, argc, argv);
   try {
     for (auto* sub : app.get_subcommands()) return runners.at(sub->get_name())();

@@ -21,6 +21,10 @@
 namespace tdx {
 
 class AxisInfoAnalysis;
+struct Measurement;
+struct Roofline;
+struct NcuProfile;
+struct HotLine;
 
 // One captured launch of a kernel (from the bridge's `capture` verb).
 struct LaunchInfo {
@@ -63,6 +67,11 @@ struct KernelContext {
   long long flops = 0;                    // the task's FLOP count (0 if unknown)
   WhatIfRunner what_if;                   // empty when what-if compiles are off
   std::function<const AxisInfoAnalysis&()> axis_info;  // lazy, over program->ttir; empty if no TTIR
+  // L1 (GPU): null without a measurement / without Nsight Compute.
+  const Measurement* measurement = nullptr;
+  const Roofline* roofline = nullptr;
+  const NcuProfile* profile = nullptr;
+  const std::vector<HotLine>* hot_lines = nullptr;
 
   std::string kernel_name() const;
   std::string_view source_line(int line) const { return task ? task->line(line) : std::string_view(); }

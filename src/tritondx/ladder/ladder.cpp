@@ -63,7 +63,9 @@ struct LevelRunner {
     double worst_ratio = 1e300;
     for (auto& k : out.kernels) {
       k.explained = explained_gain(k.findings, options.min_confidence);
+      // Measured on a GPU, the roofline fraction replaces the static estimate.
       double gap = k.cost ? k.cost->gap : 1;
+      if (const auto& r = session.roofline(); r && r->fraction > 0) gap = 1.0 / r->fraction;
       double ratio = k.explained / std::max(gap, 1.0);
       if (ratio < worst_ratio) {
         worst_ratio = ratio;
@@ -140,12 +142,26 @@ Diagnosis run_ladder(DiagnosisSession& session, const RuleRegistry& registry, co
     out.steps.push_back(l0);
     out.stop_reason = l0.decision;
   } else {
-    bool climb = climb_or_stop(l0, 2);
-    out.steps.push_back(l0);
-    LevelStep l1;
-    l1.level = Level::L1;
-    l1.decision = "skipped: no GPU measurement (L1 needs `--profile` on a GPU); the gap is the static estimate";
-    if (climb) out.steps.push_back(l1);
+    bool climb = true;
+    if (session.measurement()) {
+      // With a GPU measurement, L1 runs right after L0: it says how far from the roofline the
+      // kernel really is and where its time goes, so L2/L3 can start from the hot lines.
+      l0.decision = "climbed: L1 measurements available";
+      out.steps.push_back(l0);
+      LevelStep l1 = runner.run(Level::L1);
+      out.reached = Level::L1;
+      done = runner.explained(l1);
+      climb = climb_or_stop(l1, 2);
+      out.steps.push_back(l1);
+    } else {
+      climb = climb_or_stop(l0, 2);
+      out.steps.push_back(l0);
+      LevelStep l1;
+      l1.level = Level::L1;
+      l1.decision = "skipped: no GPU measurement (`diagnose --profile` on a GPU, or --recording); the gap is the "
+                    "static estimate";
+      if (climb) out.steps.push_back(l1);
+    }
     for (Level level : {Level::L2, Level::L3}) {
       if (!climb) break;
       LevelStep step = runner.run(level);
@@ -159,6 +175,10 @@ Diagnosis run_ladder(DiagnosisSession& session, const RuleRegistry& registry, co
       out.steps.push_back(step);
     }
     out.stop_reason = out.steps.back().decision;
+  }
+  if (session.measurement()) {
+    out.measurement = {{"measurement", *session.measurement()}};
+    out.measurement["roofline"] = session.roofline() ? nlohmann::json(*session.roofline()) : nlohmann::json();
   }
   for (const auto& w : session.what_ifs())
     out.what_ifs.push_back({{"change", w.change}, {"compiled", w.program.has_value()}, {"error", w.error}});

@@ -51,6 +51,7 @@ struct Diagnosis {
   std::optional<BridgeFailure> compile_error;
   std::vector<std::string> problems;  // stage parse problems, notes
   std::vector<nlohmann::json> what_ifs;
+  nlohmann::json measurement;  // the task's L1 measurement and roofline, null without a GPU
   double seconds = 0;
   double bridge_seconds = 0;
 };

@@ -24,6 +24,7 @@ std::vector<const Rule*> RuleRegistry::at_level(Level level) const {
 
 void register_all_rules(RuleRegistry& registry) {
   register_l0_rules(registry);
+  register_l1_rules(registry);
   register_l2_rules(registry);
   register_l3_rules(registry);
 }

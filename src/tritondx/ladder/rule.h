@@ -20,6 +20,8 @@ struct RuleNeeds {
   bool program = false;     // parsed stages of the compiled kernel (L2/L3)
   bool pass_dumps = false;  // per-pass IR dumps (L3)
   bool what_if = false;     // may run what-if compiles (L3)
+  bool measurement = false; // GPU timing and roofline (L1)
+  bool profile = false;     // Nsight Compute metrics and hot lines (L1)
 };
 
 // Collects the findings of one rule; stamps the rule's id, level and the kernel name.
@@ -72,6 +74,7 @@ class RuleRegistry {
 // Registers every built-in rule (each level's module.cpp keeps a sorted list).
 void register_all_rules(RuleRegistry& registry);
 void register_l0_rules(RuleRegistry& registry);
+void register_l1_rules(RuleRegistry& registry);
 void register_l2_rules(RuleRegistry& registry);
 void register_l3_rules(RuleRegistry& registry);
 

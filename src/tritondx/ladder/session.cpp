@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "tritondx/analysis/axis_info.h"
+#include "tritondx/analysis/static_cost.h"
 #include "tritondx/inspect/inspect.h"
 
 namespace tdx {
@@ -24,35 +25,43 @@ BridgeFailure task_failure(Diagnostic d) { return BridgeFailure{std::move(d), "t
 
 std::expected<std::unique_ptr<DiagnosisSession>, BridgeFailure> DiagnosisSession::open(const Bridge& bridge,
                                                                                       SessionOptions options) {
-  std::unique_ptr<DiagnosisSession> s(new DiagnosisSession());
-  s->bridge_ = &bridge;
-  auto target = load_target(options.target);
-  if (!target) return std::unexpected(task_failure(target.error()));
-  s->target_ = std::move(*target);
   std::error_code ec;
   auto path = fs::absolute(options.task_path, ec).lexically_normal().string();
   if (!fs::exists(path, ec)) return std::unexpected(task_failure(Diagnostic{Stage::Task, path, 0, 0, "task file not found"}));
   options.task_path = path;
-  s->artifacts_dir_ = options.artifacts_dir.empty() ? default_artifacts_dir(path) : options.artifacts_dir;
-  fs::create_directories(s->artifacts_dir_, ec);
+  if (options.artifacts_dir.empty()) options.artifacts_dir = default_artifacts_dir(path);
+  fs::create_directories(options.artifacts_dir, ec);
   if (ec)
     return std::unexpected(task_failure(
-        Diagnostic{Stage::Task, s->artifacts_dir_, 0, 0, "cannot create the artifacts folder: " + ec.message()}));
-  s->options_ = options;
+        Diagnostic{Stage::Task, options.artifacts_dir, 0, 0, "cannot create the artifacts folder: " + ec.message()}));
 
   auto start = std::chrono::steady_clock::now();
   auto reply = bridge.call("capture", {{"task", path}});
-  s->bridge_seconds_ += seconds_since(start);
-  s->open_seconds_ = s->bridge_seconds_;
+  double seconds = seconds_since(start);
   if (!reply) return std::unexpected(reply.error());
-  const auto& info = (*reply)["task_info"];
+  auto session = from_capture(*reply, options, &bridge);
+  if (session) (*session)->open_seconds_ = (*session)->bridge_seconds_ = seconds;
+  return session;
+}
+
+std::expected<std::unique_ptr<DiagnosisSession>, BridgeFailure> DiagnosisSession::from_capture(
+    const nlohmann::json& capture, SessionOptions options, const Bridge* bridge) {
+  std::unique_ptr<DiagnosisSession> s(new DiagnosisSession());
+  s->bridge_ = bridge;
+  auto target = load_target(options.target);
+  if (!target) return std::unexpected(task_failure(target.error()));
+  s->target_ = std::move(*target);
+  const auto info = capture.value("task_info", nlohmann::json::object());
   s->task_ = task_from_json(info);
+  if (options.task_path.empty()) options.task_path = s->task_.path;
+  s->artifacts_dir_ = options.artifacts_dir.empty() ? default_artifacts_dir(options.task_path) : options.artifacts_dir;
+  s->options_ = options;
   s->ast_ = PyModule::from_json(info.value("module", nlohmann::json::object()));
-  s->min_bytes_ = reply->value("min_bytes", 0LL);
-  s->min_bytes_source_ = reply->value("min_bytes_source", "");
-  if ((*reply)["flops"].is_number()) s->flops_ = (*reply)["flops"].get<long long>();
+  s->min_bytes_ = capture.value("min_bytes", 0LL);
+  s->min_bytes_source_ = capture.value("min_bytes_source", "");
+  if (capture.contains("flops") && capture["flops"].is_number()) s->flops_ = capture["flops"].get<long long>();
   std::vector<std::string> seen;
-  for (const auto& l : (*reply)["launches"]) {
+  for (const auto& l : capture.value("launches", nlohmann::json::array())) {
     LaunchInfo launch = launch_from_json(l);
     if (!options.kernel.empty() && launch.kernel != options.kernel) continue;
     if (std::find(seen.begin(), seen.end(), launch.kernel) != seen.end()) continue;
@@ -63,13 +72,19 @@ std::expected<std::unique_ptr<DiagnosisSession>, BridgeFailure> DiagnosisSession
     s->kernels_.push_back(std::move(k));
   }
   if (!options.kernel.empty() && s->kernels_.empty())
-    return std::unexpected(task_failure(Diagnostic{Stage::Task, path, 0, 0,
+    return std::unexpected(task_failure(Diagnostic{Stage::Task, s->task_.path, 0, 0,
                                                    fmt::format("launch() never launched a kernel named '{}'", options.kernel)}));
   return s;
 }
 
 const std::optional<BridgeFailure>& DiagnosisSession::compile(bool pass_dumps) {
   if (compiled_ && (pass_dumps_ || !pass_dumps)) return compile_error_;
+  if (!bridge_) {
+    compiled_ = true;
+    compile_error_ = BridgeFailure{Diagnostic{Stage::Bridge, "", 0, 0, "no bridge: this session cannot compile"},
+                                   "no-bridge", {}};
+    return compile_error_;
+  }
   CompileRequest request;
   request.task_path = task_.path;
   request.out_dir = artifacts_dir_;
@@ -150,6 +165,12 @@ std::vector<KernelContext> DiagnosisSession::contexts() const {
         };
       }
     }
+    if (measurement_) c.measurement = &*measurement_;
+    if (roofline_) c.roofline = &*roofline_;
+    if (k.profile) {
+      c.profile = &*k.profile;
+      c.hot_lines = &k.hot_lines;
+    }
     if (options_.what_if && bridge_) {
       std::string name = k.launch.kernel;
       c.what_if = [this, name](const nlohmann::json& change) { return run_what_if(name, change); };
@@ -157,6 +178,60 @@ std::vector<KernelContext> DiagnosisSession::contexts() const {
     out.push_back(std::move(c));
   }
   return out;
+}
+
+void DiagnosisSession::attach_measurement(Measurement measurement) {
+  std::string ceiling = "fp32_flops";
+  for (const auto& k : kernels_)
+    if (k.summary && !k.summary->dots.empty()) ceiling = compute_ceiling_key(*k.summary);
+  if (measurement.timing) {
+    double bytes = measurement.min_bytes > 0 ? static_cast<double>(measurement.min_bytes) : static_cast<double>(min_bytes_);
+    double flops = measurement.flops > 0 ? static_cast<double>(measurement.flops) : static_cast<double>(flops_);
+    roofline_ = compute_roofline(target_, measurement.timing->median_ms / 1e3, bytes, flops, ceiling);
+  }
+  measurement_ = std::move(measurement);
+}
+
+void DiagnosisSession::attach_profile(const std::string& kernel, NcuProfile profile) {
+  for (auto& k : kernels_) {
+    if (k.launch.kernel != kernel) continue;
+    if (k.program && k.program->sass) k.hot_lines = attribute_hot_lines(profile, *k.program->sass, task_.path);
+    k.profile = std::move(profile);
+    return;
+  }
+}
+
+Expected<void> DiagnosisSession::load_recording(const std::string& dir) {
+  fs::path root(dir);
+  if (fs::exists(root / "run.json")) {
+    auto text = read_file((root / "run.json").string(), Stage::Task);
+    if (!text) return std::unexpected(text.error());
+    try {
+      attach_measurement(measurement_from_json(nlohmann::json::parse(*text)));
+    } catch (const nlohmann::json::exception& e) {
+      return fail(Stage::Task, fmt::format("run.json is not JSON: {}", e.what()), 0, (root / "run.json").string());
+    }
+  }
+  NcuProfile profile;
+  bool any = false;
+  for (auto [file, parse] : {std::pair{"details.csv", &parse_ncu_details_csv}, std::pair{"raw.csv", &parse_ncu_raw_csv},
+                             std::pair{"source.csv", &parse_ncu_source_csv}}) {
+    if (!fs::exists(root / file)) continue;
+    auto text = read_file((root / file).string(), Stage::Task);
+    if (!text) return std::unexpected(text.error());
+    auto parsed = parse(*text, profile);
+    if (!parsed) {
+      Diagnostic d = parsed.error();
+      d.file = (root / file).string();
+      return std::unexpected(d);
+    }
+    any = true;
+  }
+  if (any) {
+    std::string kernel = profile.kernel.empty() && !kernels_.empty() ? kernels_.front().launch.kernel : profile.kernel;
+    attach_profile(kernel, std::move(profile));
+  }
+  return {};
 }
 
 std::vector<Finding> DiagnosisSession::run_rule(const Rule& rule, const KernelContext& ctx,

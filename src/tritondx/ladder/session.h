@@ -12,6 +12,8 @@
 #include "tritondx/ladder/context.h"
 #include "tritondx/ladder/finding.h"
 #include "tritondx/ladder/rule.h"
+#include "tritondx/measure/measurement.h"
+#include "tritondx/measure/ncu_profile.h"
 
 namespace tdx {
 
@@ -31,6 +33,9 @@ struct KernelState {
   std::optional<SourceMap> source_map;
   std::optional<KernelSummary> summary;
   mutable std::unique_ptr<AxisInfoAnalysis> axis_info;
+  // L1, when measured on a GPU (or loaded from a recording).
+  std::optional<NcuProfile> profile;
+  std::vector<HotLine> hot_lines;
 };
 
 struct RuleFailure {
@@ -44,6 +49,11 @@ class DiagnosisSession {
   // Loads the task and captures its launches (no compile): enough for L0.
   static std::expected<std::unique_ptr<DiagnosisSession>, BridgeFailure> open(const Bridge& bridge,
                                                                              SessionOptions options);
+  // The same from a capture reply already in hand (no bridge: compile() and what-ifs are
+  // then unavailable unless a bridge is given). Used by benchmarks and replayed recordings.
+  static std::expected<std::unique_ptr<DiagnosisSession>, BridgeFailure> from_capture(const nlohmann::json& capture,
+                                                                                      SessionOptions options,
+                                                                                      const Bridge* bridge = nullptr);
   ~DiagnosisSession();
 
   // Compiles every captured kernel (with per-pass dumps if asked) and parses all stages.
@@ -52,6 +62,17 @@ class DiagnosisSession {
   bool compiled() const { return compiled_; }
   bool has_pass_dumps() const { return pass_dumps_; }
   const std::optional<BridgeFailure>& compile_error() const { return compile_error_; }
+
+  // L1: the task's measurement (correctness, timing) and the roofline it implies. The
+  // roofline's compute ceiling follows the compiled kernel's dot type, so compile() first.
+  void attach_measurement(Measurement measurement);
+  // L1: an Nsight Compute profile of one kernel; hot lines are attributed through its SASS.
+  void attach_profile(const std::string& kernel, NcuProfile profile);
+  const std::optional<Measurement>& measurement() const { return measurement_; }
+  const std::optional<Roofline>& roofline() const { return roofline_; }
+  // Loads a recording made on a GPU: run.json (the bridge's `run` reply) and the ncu CSV
+  // exports details.csv, raw.csv, source.csv (those present) from `dir`.
+  Expected<void> load_recording(const std::string& dir);
 
   // One context per kernel (per distinct launch). L2/L3 members are null until compile().
   std::vector<KernelContext> contexts() const;
@@ -90,6 +111,8 @@ class DiagnosisSession {
   bool compiled_ = false;
   bool pass_dumps_ = false;
   std::optional<BridgeFailure> compile_error_;
+  std::optional<Measurement> measurement_;
+  std::optional<Roofline> roofline_;
   mutable std::vector<WhatIfResult> what_ifs_;
   mutable double bridge_seconds_ = 0;
   double open_seconds_ = 0;

@@ -25,6 +25,7 @@ nlohmann::json diagnosis_to_json(const Diagnosis& d) {
                       {"rule_failures", failures},
                       {"skipped_rules", d.skipped},
                       {"what_ifs", d.what_ifs},
+                      {"measurement", d.measurement},
                       {"problems", d.problems},
                       {"timing", {{"seconds", d.seconds}, {"bridge_seconds", d.bridge_seconds}}}};
   j["compile_error"] = d.compile_error ? nlohmann::json(d.compile_error->diagnostic) : nlohmann::json();

@@ -27,6 +27,13 @@ void finding_text(std::string& o, const Finding& f) {
 std::string render_diagnosis_text(const Diagnosis& d) {
   std::string o = fmt::format("tritondx diagnose {}\ntarget {}\n", d.task_path, d.target);
   if (d.compile_error) o += fmt::format("\ncompile error: {}\n", d.compile_error->diagnostic.to_string());
+  if (d.measurement.is_object() && d.measurement["roofline"].is_object()) {
+    const auto& m = d.measurement["measurement"];
+    const auto& r = d.measurement["roofline"];
+    o += fmt::format("measured on {}: median {:.4f} ms, {:.1f}% of roofline ({}-bound), correctness {}\n",
+                     m.value("device", "?"), r.value("seconds", 0.0) * 1e3, r.value("fraction", 0.0) * 100,
+                     r.value("bound", "?"), m.value("correct", false) ? "passed" : "FAILED");
+  }
   for (const auto& k : d.kernels) {
     o += fmt::format("\nkernel {}\n", k.kernel);
     if (k.cost)

@@ -1,0 +1,23 @@
+"""Runs a task's launch() twice on the GPU (the first call compiles and warms up), for a
+profiler to capture the second: python -m tritondx_bridge.launch_once TASK.py [SEED]"""
+import sys
+
+import torch
+
+from . import verify
+from .task import load_task
+
+
+def main(argv):
+    task = load_task(argv[1])
+    inputs = verify.make_inputs(task, int(argv[2]) if len(argv) > 2 else 1234)
+    launch = task.function("launch")
+    launch(*inputs)
+    torch.cuda.synchronize()
+    launch(*inputs)
+    torch.cuda.synchronize()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,42 @@
+"""The `run` verb: correctness first, then timing, on a CUDA GPU.
+
+Request: {"task": path, "draws"?: 3, "seed"?: 1234, "min_reps"?: 100, "min_ms"?: 100, "timing"?: true}
+Reply:   {"device", "correctness": {...}, "timing": {...}|null, "graph": {...}|null,
+          "recheck": {...}|null, "min_bytes", "flops", "input_sets"}
+"""
+import torch
+
+from . import timing, verify
+from .errors import BridgeError
+from .task import load_task
+
+
+def run_verb(request):
+    task = load_task(request.get("task"))
+    if not torch.cuda.is_available():
+        raise BridgeError("no-gpu", "the run verb needs a CUDA GPU; none is visible", file=task.path)
+    seed = int(request.get("seed", 1234))
+    correctness = verify.check_correctness(task, int(request.get("draws", 3)), seed)
+    reply = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "correctness": correctness,
+             "timing": None, "graph": None, "recheck": None}
+    inputs = verify.make_inputs(task, seed + 100)
+    for name in ("bytes_moved", "flops"):
+        fn = getattr(task.module, name, None)
+        reply["min_bytes" if name == "bytes_moved" else "flops"] = int(fn(*inputs)) if fn else None
+    if reply["min_bytes"] is None:
+        reply["min_bytes"] = verify.tensor_bytes(inputs)
+        reply["min_bytes_source"] = "inputs only (the task declares no bytes_moved)"
+    if not correctness["passed"] or not request.get("timing", True):
+        return reply
+    # Rotate independent input sets when they fit in L2 (so no call finds its inputs cached).
+    sets = [inputs]
+    if verify.tensor_bytes(inputs) * 2 < timing.L2_BYTES:
+        sets += [verify.make_inputs(task, seed + 101 + i) for i in range(3)]
+    reply["input_sets"] = len(sets)
+    launch = task.function("launch")
+    reply["timing"] = timing.time_launch(launch, sets, int(request.get("min_reps", 100)),
+                                         float(request.get("min_ms", 100.0)))
+    reply["graph"] = timing.time_graph(launch, inputs)
+    # Correctness again on fresh inputs, after many calls (kernels that change behaviour).
+    reply["recheck"] = verify.check_correctness(task, 1, seed + 1000)
+    return reply

@@ -1,0 +1,153 @@
+"""Correctness of a task's kernel against its PyTorch reference, on the GPU.
+
+Fresh random inputs for every draw (seeded, never all zeros), outputs poisoned through the
+caching allocator before the launch (NaN, then a second run with different garbage that must
+give bitwise-identical results), the reference computed in float64 where possible, tolerance
+by dtype (the task's TOLERANCE overrides), NaN/Inf never pass, inputs checked unchanged.
+"""
+import math
+
+import torch
+
+from .errors import BridgeError
+
+# rtol, atol by output dtype (benchmark-protocol.md section 2.2).
+DEFAULT_TOLERANCE = {
+    torch.float64: (1e-7, 1e-7),
+    torch.float32: (1e-4, 1e-5),
+    torch.float16: (1e-2, 1e-2),
+    torch.bfloat16: (2e-2, 2e-2),
+}
+
+
+def as_tuple(x):
+    if isinstance(x, (tuple, list)):
+        return tuple(x)
+    return (x, )
+
+
+def _upcast(x):
+    if torch.is_tensor(x) and x.is_floating_point():
+        return x.detach().to(torch.float64)
+    if torch.is_tensor(x):
+        return x.detach().clone()
+    return x
+
+
+def reference_outputs(task, inputs):
+    """The reference in float64 when it accepts float64 inputs, else in the inputs' dtypes."""
+    ref = task.function("reference")
+    try:
+        out = as_tuple(ref(*[_upcast(x) for x in inputs]))
+        return out, "float64"
+    except Exception:  # noqa: BLE001 - some references need their dtype (e.g. fp16-only ops)
+        out = as_tuple(ref(*[x.clone() if torch.is_tensor(x) else x for x in inputs]))
+        return out, "input dtype"
+
+
+def poison_allocator(nbytes, value):
+    """Leaves `value`-filled blocks in the caching allocator so torch.empty returns garbage."""
+    if nbytes <= 0:
+        return
+    blocks = []
+    for size in (nbytes, nbytes // 2, nbytes // 4):
+        n = max(size // 4, 1)
+        blocks.append(torch.full((n, ), value, dtype=torch.float32, device="cuda"))
+    del blocks
+
+
+def tensor_bytes(xs):
+    return sum(x.numel() * x.element_size() for x in xs if torch.is_tensor(x))
+
+
+def make_inputs(task, seed):
+    torch.manual_seed(seed)
+    inputs = as_tuple(task.function("make_inputs")("cuda"))
+    for i, x in enumerate(inputs):
+        if torch.is_tensor(x) and x.is_floating_point() and x.numel() > 0 and not bool(x.any()):
+            raise BridgeError("bad-inputs", f"make_inputs returned an all-zero tensor (input {i}); zeros hide unwritten "
+                              f"outputs and wrong indexing: use random data", file=task.path)
+    return inputs
+
+
+def tolerance_for(task, dtype):
+    override = getattr(task.module, "TOLERANCE", None)
+    rtol, atol = DEFAULT_TOLERANCE.get(dtype, (0.0, 0.0))
+    if override:
+        rtol = override.get("rtol", rtol)
+        atol = override.get("atol", atol)
+    return rtol, atol
+
+
+def compare(task, out, ref, index):
+    """One output against its reference: None if it passes, else a dict describing the failure."""
+    if not torch.is_tensor(out):
+        if out == ref:
+            return None
+        return {"output": index, "message": f"output {index} is {out!r}, expected {ref!r}"}
+    if tuple(out.shape) != tuple(ref.shape):
+        return {"output": index, "message": f"output {index} has shape {tuple(out.shape)}, expected {tuple(ref.shape)}"}
+    exact = not out.is_floating_point()
+    rtol, atol = (0.0, 0.0) if exact else tolerance_for(task, out.dtype)
+    o = out.detach().to(torch.float64)
+    r = ref.detach().to(torch.float64).to(o.device)
+    both_nan = torch.isnan(o) & torch.isnan(r)
+    same_inf = torch.isinf(o) & torch.isinf(r) & (torch.sign(o) == torch.sign(r))
+    err = (o - r).abs()
+    bad = ~(err <= atol + rtol * r.abs())  # NaN compares false, so NaN/Inf errors are bad
+    bad &= ~(both_nan | same_inf)
+    count = int(bad.sum())
+    if count == 0:
+        return None
+    err = torch.where(bad, torch.nan_to_num(err, nan=math.inf), torch.zeros_like(err))
+    flat = int(torch.argmax(err.reshape(-1)))
+    where = list(torch.unravel_index(torch.tensor(flat), o.shape)) if o.dim() else []
+    where = [int(w) for w in where]
+    nonfinite = int((~torch.isfinite(o) & torch.isfinite(r)).sum())
+    return {"output": index, "bad_elements": count, "total_elements": int(o.numel()),
+            "worst_abs_error": float(err.reshape(-1)[flat]), "worst_index": where,
+            "value": float(o.reshape(-1)[flat]), "expected": float(r.reshape(-1)[flat]),
+            "nonfinite": nonfinite, "rtol": rtol, "atol": atol,
+            "message": f"output {index}: {count} of {o.numel()} elements out of tolerance (rtol {rtol}, atol {atol}); "
+                       f"worst |error| {float(err.reshape(-1)[flat]):.3g} at {where}: got {float(o.reshape(-1)[flat])!r}, "
+                       f"expected {float(r.reshape(-1)[flat])!r}" + (f"; {nonfinite} NaN/Inf where the reference is finite"
+                                                                       if nonfinite else "")}
+
+
+def check_correctness(task, draws=3, seed=1234):
+    launch = task.function("launch")
+    results = []
+    for draw in range(draws):
+        inputs = make_inputs(task, seed + draw)
+        pristine = [x.clone() if torch.is_tensor(x) else x for x in inputs]
+        ref, ref_precision = reference_outputs(task, pristine)
+        poison = max(tensor_bytes(inputs), 1 << 20)
+        poison_allocator(poison, float("nan"))
+        out_a = as_tuple(launch(*inputs))
+        torch.cuda.synchronize()
+        out_a = [o.clone() if torch.is_tensor(o) else o for o in out_a]
+        failures = []
+        for i, x in enumerate(inputs):
+            if torch.is_tensor(x) and not torch.equal(x, pristine[i]):
+                failures.append({"output": -1, "message": f"launch() modified input {i}"})
+        if len(out_a) != len(ref):
+            failures.append({"output": -1, "message": f"launch() returned {len(out_a)} outputs, the reference {len(ref)}"})
+        else:
+            for i, (o, r) in enumerate(zip(out_a, ref)):
+                f = compare(task, o, r, i)
+                if f:
+                    failures.append(f)
+        if not failures:
+            poison_allocator(poison, 1e30)
+            out_b = as_tuple(launch(*inputs))
+            torch.cuda.synchronize()
+            for i, (a, b) in enumerate(zip(out_a, out_b)):
+                if torch.is_tensor(a) and not torch.equal(torch.nan_to_num(a), torch.nan_to_num(b)):
+                    failures.append({"output": i, "message": f"output {i} differs between two runs on the same inputs "
+                                     "with different garbage in fresh memory: the kernel reads memory it did not write, "
+                                     "or is nondeterministic"})
+        results.append({"draw": draw, "seed": seed + draw, "reference_precision": ref_precision,
+                        "passed": not failures, "failures": failures})
+        if failures:
+            break
+    return {"passed": all(r["passed"] for r in results), "draws": results}

@@ -1,0 +1,68 @@
+// L1 measurements from the GPU: correctness, timing, and the roofline they imply.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tritondx/bridge/bridge.h"
+#include "tritondx/target/target.h"
+
+namespace tdx {
+
+struct Timing {
+  double median_ms = 0, p10_ms = 0, p90_ms = 0, mean_ms = 0, min_ms = 0, cv = 0;
+  int reps = 0;
+};
+
+struct CorrectnessFailure {
+  int output = -1;
+  std::string message;
+};
+
+struct Measurement {
+  std::string device;
+  bool correct = false;
+  std::vector<CorrectnessFailure> failures;
+  int draws = 0;
+  std::optional<Timing> timing;        // flushed per-call CUDA events
+  std::optional<Timing> graph;         // CUDA graph replay
+  std::string graph_error;
+  bool recheck_passed = true;          // correctness after the timing loop
+  long long min_bytes = 0;
+  std::string min_bytes_source;
+  long long flops = 0;
+  int input_sets = 1;
+};
+
+Measurement measurement_from_json(const nlohmann::json& reply);
+
+struct Roofline {
+  double seconds = 0;            // measured median
+  double floor_seconds = 0;      // max(bytes / HBM, flops / peak)
+  double fraction = 0;           // floor / measured (1 = on the roofline)
+  double achieved_bytes_per_second = 0;
+  double achieved_flops = 0;
+  double bandwidth_fraction = 0; // achieved / HBM ceiling
+  double compute_fraction = 0;   // achieved / compute ceiling
+  std::string compute_ceiling;   // which ceiling was used ("fp16_flops", ...)
+  std::string bound;             // "memory" | "compute" | "latency"
+  std::string why;               // one sentence
+};
+
+// `compute_ceiling` names the peak for the kernel's math ("fp16_flops", "tf32_flops",
+// "fp32_flops"); latency-bound when the kernel takes under `latency_us` and reaches under
+// half of both ceilings.
+Roofline compute_roofline(const TargetDescription& target, double seconds, double min_bytes, double flops,
+                          const std::string& compute_ceiling, double latency_us = 10.0);
+
+void to_json(nlohmann::json& j, const Timing& t);
+void to_json(nlohmann::json& j, const Measurement& m);
+void to_json(nlohmann::json& j, const Roofline& r);
+
+// Runs the bridge's `run` verb (needs a GPU on this machine).
+std::expected<Measurement, BridgeFailure> measure_task(const Bridge& bridge, const std::string& task_path);
+
+}  // namespace tdx
