@@ -11,10 +11,10 @@ mkdir -p "$res"
 python3 bench/ceilings.py --out "$res/ceilings.json" > /dev/null 2>&1 && cat "$res/ceilings.json"
 for t in vector_add softmax matmul; do
   for i in 1 2; do
-    ./build/tritondx run examples/$t.py --format json -o "$res/$t.run$i.json" 2> "$res/$t.run$i.err"
+    ./build-dev/tritondx run examples/$t.py --format json -o "$res/$t.run$i.json" 2> "$res/$t.run$i.err"
     python3 -c "import json; r=json.load(open('$res/$t.run$i.json')); t=r['measurement']['timing']; f=r['roofline']; print('$t run$i', t['median_ms'], t['p10_ms'], t['p90_ms'], t['reps'], round(f['fraction'],3), f['bound'])"
   done
-  ./build/tritondx diagnose examples/$t.py --profile --all-levels --report-dir "$res/$t" -o /dev/null --artifacts /tmp/art_$t 2> "$res/$t.diagnose.err"
+  ./build-dev/tritondx diagnose examples/$t.py --profile --all-levels --report-dir "$res/$t" -o /dev/null --artifacts /tmp/art_$t 2> "$res/$t.diagnose.err"
   python3 - "$res/$t/diagnosis.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -51,9 +51,22 @@ std::string format_axis_info(const AxisInfo& info);
 
 class AxisInfoAnalysis {
  public:
+  // One SSA definition. Printed names can repeat across sibling regions (Triton names the
+  // values of each loop alike), so a value is its definition, and uses are resolved by scope.
+  struct Definition {
+    std::string name;           // "%offs_2", "%acc#1"
+    int op = -1;                // defining op (index into MlirModule::ops); -1 for block arguments
+    int result = 0;             // result number of that op
+    int region_owner = -1;      // block arguments: the scf.for owning them; -1 = function argument
+    int region_arg = -1;        // scf.for: -1 = induction variable, k = iter_args[k]
+    const MlirType* type = nullptr;
+    AxisInfo info;
+  };
+
   // Runs over every function of a TTIR or TTGIR module. Unknown ops get the pessimistic state.
   static AxisInfoAnalysis run(const MlirModule& module);
 
+  // The lattice of a value by name (its first definition when the name repeats).
   const AxisInfo* get(std::string_view ssa_value) const;
   const MlirModule& module() const { return *module_; }
   // One entry per global load/store/async copy, in op order.
@@ -61,16 +74,21 @@ class AxisInfoAnalysis {
   // Lattice of every value, one line each, like Triton's test-print-alignment pass:
   // "%offs_2: contiguity = [1024], divisibility = [1024], constancy = [1], constant_value = <none>"
   std::string print() const;
-  // Every value with a lattice, in definition order (function arguments, op results, region
-  // arguments), and the type it was defined with (null if unknown).
+  // Every definition in order (function arguments, op results, region arguments).
+  const std::vector<Definition>& definitions() const { return defs_; }
+  // The definition operand k of op `op_index` refers to (-1 if unknown), and its lattice.
+  int operand_definition(int op_index, size_t k) const;
+  const AxisInfo* operand(int op_index, size_t k) const;
+  // Value names in definition order, and the type of a value by name (first definition).
   const std::vector<std::string>& values() const { return order_; }
   const MlirType* type_of(std::string_view ssa_value) const;
 
  private:
   const MlirModule* module_ = nullptr;
-  std::unordered_map<std::string, AxisInfo> values_;
-  std::unordered_map<std::string, const MlirType*> types_;
-  std::vector<std::string> order_;  // values in definition order, for print()
+  std::vector<Definition> defs_;
+  std::vector<std::vector<int>> operand_defs_;   // per op: definition of each operand
+  std::unordered_map<std::string, int> first_def_;  // name -> first definition
+  std::vector<std::string> order_;
   std::vector<MemoryVectorization> memory_;
   friend class AxisInfoBuilder;
 };

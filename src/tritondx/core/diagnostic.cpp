@@ -8,7 +8,7 @@
 namespace tdx {
 
 namespace {
-constexpr std::array<std::pair<Stage, std::string_view>, 12> kStageNames{{
+constexpr std::array<std::pair<Stage, std::string_view>, 13> kStageNames{{
     {Stage::Source, "source"},
     {Stage::Task, "task"},
     {Stage::Bridge, "bridge"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<Stage, std::string_view>, 12> kStageNames{{
     {Stage::Remark, "remark"},
     {Stage::WhatIf, "what-if"},
     {Stage::Store, "store"},
+    {Stage::Profile, "profile"},
 }};
 }  // namespace
 

@@ -24,6 +24,7 @@ enum class Stage {
   Remark,
   WhatIf,
   Store,
+  Profile,  // GPU measurements: timing, Nsight Compute metrics and stall samples (L1)
 };
 
 std::string_view stage_name(Stage stage);

@@ -22,6 +22,7 @@ struct MetaNode {
   int line = 0;
   int col = 0;
   int scope = -1;
+  int inlined_at = -1;  // DILocation: its inlinedAt location
   int file = -1;
   std::string_view filename;
   std::string_view directory;
@@ -337,6 +338,7 @@ class LlvmParser {
       n.line = meta_int(meta_field(body, "line"));
       n.col = meta_int(meta_field(body, "column"));
       n.scope = meta_ref(meta_field(body, "scope"));
+      n.inlined_at = meta_ref(meta_field(body, "inlinedAt"));
     } else if (kind == "DIFile") {
       n.kind = MetaKind::File;
       n.filename = meta_field(body, "filename").value_or(std::string_view{});
@@ -383,6 +385,7 @@ class LlvmParser {
       if (n.kind != MetaKind::Location) continue;
       mod_.debug_locations.emplace_hint(mod_.debug_locations.end(), static_cast<int>(id),
                                         SourceLoc{file_of_scope(n.scope), n.line, n.col});
+      if (n.inlined_at >= 0) mod_.inlined_at.emplace(static_cast<int>(id), n.inlined_at);
     }
     for (auto& ins : mod_.instructions) {
       if (ins.dbg < 0) continue;

@@ -38,6 +38,7 @@ struct LlvmModule {
   std::vector<LlvmFunction> functions;
   std::vector<LlvmInstruction> instructions;
   std::map<int, SourceLoc> debug_locations;  // !N -> DILocation resolved to file:line:col
+  std::map<int, int> inlined_at;             // DILocation !N -> the DILocation !M it was inlined at
 };
 
 Expected<LlvmModule> parse_llvm_ir(std::string_view text);

@@ -100,8 +100,17 @@ struct MlirModule {
   const Layout* layout(std::string_view encoding) const;    // resolves "#blocked" or inline text
 };
 
+// What parse_mlir materializes; the defaults give everything. Copying types into every op
+// is about a third of the time, so a per-pass dump view that needs only op names, operands,
+// attributes and locations can turn it off.
+struct MlirParseOptions {
+  bool types = true;    // MlirOp::operand_types/result_types, inline_layouts, alias-use checks
+  bool op_text = true;  // MlirOp::text
+};
+
 // Parses TTIR or TTGIR text. Unknown ops are kept generically; malformed text gives a
 // Diagnostic with the stage and the IR line number.
 Expected<MlirModule> parse_mlir(std::string_view text, Stage stage);
+Expected<MlirModule> parse_mlir(std::string_view text, Stage stage, const MlirParseOptions& options);
 
 }  // namespace tdx

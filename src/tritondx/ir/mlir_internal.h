@@ -1,5 +1,6 @@
-// Internal to the MLIR parser: the #loc table (mlir_locations.cpp), the type cache and the
-// parser of one op's text (mlir_op.cpp), used by parse_mlir (mlir_parser.cpp).
+// Internal to the MLIR parser: the #loc table (mlir_locations.cpp), the type cache and type
+// assignment (mlir_op_types.cpp) and the parser of one op's text (mlir_op.cpp), used by
+// parse_mlir (mlir_parser.cpp).
 #pragma once
 
 #include <string>
@@ -50,7 +51,7 @@ class LocTable {
 
 SourceLoc to_source_loc(std::string_view file, int line, int col);
 
-// ---- mlir_op.cpp
+// ---- mlir_op_types.cpp
 
 // Parses type texts once each (they repeat on nearly every line), records the aliases they
 // use and registers inline layout encodings on the module.
@@ -59,6 +60,7 @@ class TypeContext {
   explicit TypeContext(MlirModule& m) : module_(m) {}
   const MlirType& get(std::string_view text, int line);
 
+  bool enabled = true;  // false: ops get no operand/result types
   std::unordered_map<std::string_view, int> alias_uses;  // "#blocked" -> first line using it
   std::string error;  // first malformed type
   int error_line = 0;
@@ -68,6 +70,32 @@ class TypeContext {
   std::unordered_map<std::string_view, MlirType> cache_;
   MlirType empty_;
 };
+
+// Depth-0 positions inside a type list ("a, b -> c", "a * b -> c", "a to b").
+struct Marks {
+  static constexpr int kMaxCommas = 32;
+  size_t arrow = std::string_view::npos, star = std::string_view::npos, to = std::string_view::npos;
+  size_t commas[kMaxCommas];
+  int n_commas = 0;
+  bool overflow = false;  // more commas than recorded: split with for_each_top instead
+
+  void shift(size_t base) {
+    if (arrow != std::string_view::npos) arrow -= base;
+    if (star != std::string_view::npos) star -= base;
+    if (to != std::string_view::npos) to -= base;
+    for (int k = 0; k < n_commas; ++k) commas[k] -= base;
+  }
+};
+
+
+// Fills op.operand_types/result_types from the text after ` : ` (mlir_op_types.cpp); marks
+// are relative to `types_text`.
+void assign_types(std::string_view types_text, const Marks& marks, MlirOp& op, TypeContext& tc,
+                  int line);
+// Appends the types of a comma-separated list; "(a, b)" expands to its members.
+void type_list(std::string_view s, std::vector<MlirType>& out, TypeContext& tc, int line);
+
+// ---- mlir_op.cpp
 
 enum class OpTextStatus { Ok, NeedMore, Error };
 

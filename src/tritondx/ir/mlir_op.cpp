@@ -19,33 +19,19 @@ using namespace mlir_syntax;
 
 enum CharClass : uint8_t { kPlain, kQuote, kOpen, kClose, kGt, kSpace, kComma };
 
-constexpr std::array<uint8_t, 256> make_classes() {
+// At depth 0 spaces and commas matter (" : ", " -> ", type lists); inside brackets only
+// brackets and strings do, so the scanner skips runs of kPlain with the table of its depth.
+constexpr std::array<uint8_t, 256> make_classes(bool top) {
   std::array<uint8_t, 256> c{};
   c['"'] = kQuote;
   c['('] = c['['] = c['{'] = c['<'] = kOpen;
   c[')'] = c[']'] = c['}'] = kClose;
   c['>'] = kGt;
-  c[' '] = kSpace;
-  c[','] = kComma;
+  if (top) c[' '] = kSpace, c[','] = kComma;
   return c;
 }
-constexpr std::array<uint8_t, 256> kClasses = make_classes();
-
-// Depth-0 positions inside a type list ("a, b -> c", "a * b -> c", "a to b").
-struct Marks {
-  static constexpr int kMaxCommas = 32;
-  size_t arrow = npos, star = npos, to = npos;
-  size_t commas[kMaxCommas];
-  int n_commas = 0;
-  bool overflow = false;  // more commas than recorded: split with for_each_top instead
-
-  void shift(size_t base) {
-    if (arrow != npos) arrow -= base;
-    if (star != npos) star -= base;
-    if (to != npos) to -= base;
-    for (int k = 0; k < n_commas; ++k) commas[k] -= base;
-  }
-};
+constexpr std::array<uint8_t, 256> kTopClasses = make_classes(true);
+constexpr std::array<uint8_t, 256> kNestedClasses = make_classes(false);
 
 // One pass over an op's text: bracket balance, the region opener, and the depth-0 markers the
 // op parser needs (results '=', types ':', trailing loc, and the type list's separators).
@@ -74,9 +60,11 @@ Shape scan_shape(std::string_view s, bool types_only = false) {
     return r;
   };
   for (size_t i = 0; i < n; ++i) {
+    const uint8_t* classes = sp == 0 ? kTopClasses.data() : kNestedClasses.data();
+    while (i < n && classes[static_cast<unsigned char>(s[i])] == kPlain) ++i;
+    if (i == n) break;
     const char c = s[i];
-    switch (kClasses[static_cast<unsigned char>(c)]) {
-      case kPlain: break;
+    switch (classes[static_cast<unsigned char>(c)]) {
       case kQuote: {
         size_t j = skip_string(s, i);
         if (j == npos) return fail_with("unterminated string");
@@ -100,7 +88,7 @@ Shape scan_shape(std::string_view s, bool types_only = false) {
         --sp;
         break;
       case kSpace:
-        if (sp != 0 || i + 2 >= n) break;
+        if (i + 2 >= n) break;
         if (s[i + 2] == ' ') {
           const char m = s[i + 1];
           if (m == '=' && r.eq == npos) r.eq = i;
@@ -112,11 +100,12 @@ Shape scan_shape(std::string_view s, bool types_only = false) {
         }
         break;
       case kComma:
-        if (sp == 0 && in_types) {
+        if (in_types) {
           if (r.marks.n_commas < Marks::kMaxCommas) r.marks.commas[r.marks.n_commas++] = i;
           else r.marks.overflow = true;
         }
         break;
+      default: break;
     }
   }
   if (sp == 0) return r;
@@ -242,151 +231,6 @@ void name_keywords(MlirOp& op, const Keywords& kw) {
   else if (n == "tt.atomic_cas") set(0, "sem"), set(1, "scope");
 }
 
-// ---- types
-
-// A few types without allocating for the common case.
-class TypeRefs {
- public:
-  void push(const MlirType& t) {
-    if (n_ < kInline) inline_[n_] = &t;
-    else more_.push_back(&t);
-    ++n_;
-  }
-  size_t size() const { return n_; }
-  const MlirType& operator[](size_t k) const { return k < kInline ? *inline_[k] : *more_[k - kInline]; }
-  void append_to(std::vector<MlirType>& out) const {
-    out.reserve(out.size() + n_);
-    for (size_t k = 0; k < n_; ++k) out.push_back((*this)[k]);
-  }
-
- private:
-  static constexpr size_t kInline = 16;
-  const MlirType* inline_[kInline];
-  std::vector<const MlirType*> more_;
-  size_t n_ = 0;
-};
-
-// One piece of a type list; "(a, b)" expands to its members, "()" to nothing.
-void expand_piece(std::string_view p, TypeRefs& out, TypeContext& tc, int line) {
-  p = trim(p);
-  if (p.empty()) return;
-  if (p.front() == '(' && match_close(p, 0) == p.size() - 1) {
-    for_each_top(p.substr(1, p.size() - 2), ',',
-                 [&](std::string_view q) { out.push(tc.get(q, line)); });
-    return;
-  }
-  out.push(tc.get(p, line));
-}
-
-// Types of t[b, e), split at the depth-0 commas recorded in marks.
-void type_range(std::string_view t, const Marks& mk, size_t b, size_t e, TypeRefs& out,
-                TypeContext& tc, int line) {
-  if (mk.overflow) {
-    for_each_top(t.substr(b, e - b), ',', [&](std::string_view p) { expand_piece(p, out, tc, line); });
-    return;
-  }
-  size_t start = b;
-  for (int k = 0; k < mk.n_commas; ++k) {
-    size_t c = mk.commas[k];
-    if (c < b || c >= e) continue;
-    expand_piece(t.substr(start, c - start), out, tc, line);
-    start = c + 1;
-  }
-  expand_piece(t.substr(start, e - start), out, tc, line);
-}
-
-void type_list(std::string_view s, std::vector<MlirType>& out, TypeContext& tc, int line) {
-  TypeRefs refs;
-  for_each_top(s, ',', [&](std::string_view p) { expand_piece(p, refs, tc, line); });
-  refs.append_to(out);
-}
-
-MlirType loaded_type(const MlirType& ptr) {
-  return ptr.is_pointer ? ptr.with_element(ptr.pointee) : ptr;
-}
-
-// Fills operand_types/result_types from the text after ` : ` (marks relative to t).
-void assign_types(std::string_view t, const Marks& mk, MlirOp& op, TypeContext& tc, int line) {
-  std::string_view name = op.name;
-  const size_t n_operands = op.operands.size();
-  const size_t n_results = static_cast<size_t>(op.result_count);
-
-  if (mk.arrow != npos) {
-    const size_t arrow = mk.arrow;
-    TypeRefs ins, outs;
-    type_range(t, mk, arrow + 4, t.size(), outs, tc, line);
-    if (mk.star != npos && mk.star < arrow) {  // dot: a * b -> c
-      ins.push(tc.get(t.substr(0, mk.star), line));
-      ins.push(tc.get(t.substr(mk.star + 3, arrow - mk.star - 3), line));
-      ins.append_to(op.operand_types);
-      outs.append_to(op.operand_types);
-      outs.append_to(op.result_types);
-      return;
-    }
-    type_range(t, mk, 0, arrow, ins, tc, line);
-    ins.append_to(op.operand_types);
-    if (name == "ttg.async_copy_global_to_local") {  // src -> dst; the result is a token
-      outs.append_to(op.operand_types);
-      op.result_types.push_back(tc.get("!ttg.async.token", line));
-    } else if (n_results > 0) {
-      outs.append_to(op.result_types);
-    } else {
-      outs.append_to(op.operand_types);
-    }
-    return;
-  }
-  if (mk.to != npos) {  // casts: a to b
-    op.operand_types.push_back(tc.get(t.substr(0, mk.to), line));
-    op.result_types.push_back(tc.get(t.substr(mk.to + 4), line));
-    return;
-  }
-  TypeRefs ts;
-  type_range(t, mk, 0, t.size(), ts, tc, line);
-  if (ts.size() == 0) return;
-  const MlirType& first = ts[0];
-  if (name == "tt.load") {
-    MlirType loaded = loaded_type(first);
-    op.operand_types.push_back(first);
-    if (n_operands >= 2) op.operand_types.push_back(first.with_element("i1"));
-    if (n_operands >= 3) op.operand_types.push_back(loaded);
-    op.result_types.push_back(std::move(loaded));
-    return;
-  }
-  if (name == "tt.store") {
-    op.operand_types.push_back(first);
-    if (n_operands >= 2) op.operand_types.push_back(loaded_type(first));
-    if (n_operands >= 3) op.operand_types.push_back(first.with_element("i1"));
-    return;
-  }
-  if ((name == "arith.cmpi" || name == "arith.cmpf") && ts.size() == 1) {
-    op.operand_types.assign(n_operands, first);
-    op.result_types.push_back(first.with_element("i1"));
-    return;
-  }
-  if (name == "arith.select" && n_operands == 3) {
-    const MlirType& value = ts[ts.size() - 1];
-    op.operand_types.push_back(ts.size() == 1 ? tc.get("i1", line) : first);
-    op.operand_types.push_back(value);
-    op.operand_types.push_back(value);
-    op.result_types.push_back(value);
-    return;
-  }
-  if (n_results == 0) {
-    ts.append_to(op.operand_types);
-  } else if (ts.size() == 1) {  // one type for every operand and result
-    op.operand_types.assign(n_operands, first);
-    op.result_types.assign(n_results, first);
-  } else if (ts.size() == n_operands) {
-    ts.append_to(op.operand_types);
-    if (ts.size() == n_results) ts.append_to(op.result_types);
-    else op.result_types.assign(n_results, first);
-  } else if (ts.size() == n_results) {
-    ts.append_to(op.result_types);
-  } else {
-    ts.append_to(op.operand_types);
-  }
-}
-
 // ---- functions
 
 bool is_function_op(std::string_view name) {
@@ -453,35 +297,6 @@ void parse_function_header(std::string_view rest, MlirOp& op, MlirFunction& fn, 
 
 }  // namespace
 
-// ---- TypeContext
-
-const MlirType& TypeContext::get(std::string_view text, int line) {
-  text = trim(text);
-  if (auto it = cache_.find(text); it != cache_.end()) return it->second;
-  auto t = parse_mlir_type(text);
-  if (!t) {
-    if (error.empty()) error = t.error().message, error_line = line;
-    return empty_;
-  }
-  // '#alias' uses (a '#dialect.attr' has a dot after its first word).
-  for (size_t i = text.find('#'); i != npos; i = text.find('#', i + 1)) {
-    size_t n = i + 1;
-    while (n < text.size() && (is_alpha(text[n]) || is_digit(text[n]) || text[n] == '_')) ++n;
-    if (n > i + 1 && (n == text.size() || text[n] != '.')) alias_uses.try_emplace(text.substr(i, n - i), line);
-  }
-  const std::string& enc = t->encoding;
-  if (enc.size() > 1 && enc[0] == '#' && enc.find('<') != std::string::npos &&
-      !module_.inline_layouts.contains(enc)) {
-    auto layout = parse_layout(enc);
-    if (!layout) {
-      if (error.empty()) error = layout.error().message, error_line = line;
-    } else {
-      module_.inline_layouts.emplace(enc, std::move(*layout));
-    }
-  }
-  return cache_.emplace(text, std::move(*t)).first->second;
-}
-
 // ---- entry points
 
 OpTextResult parse_op_text(std::string_view text, int line, MlirOp& op, TypeContext& types,
@@ -543,8 +358,16 @@ OpTextResult parse_op_text(std::string_view text, int line, MlirOp& op, TypeCont
   // Positions in `text`: the op's operands/attributes, then its types.
   const size_t body = static_cast<size_t>(rest.data() - text.data());
   const size_t head_end = body + rest.size();
-  const size_t colon = shape.colon;
-  const bool has_types = colon != npos && colon >= body && colon < head_end;
+  size_t colon = shape.colon;
+  bool has_types = colon != npos && colon >= body && colon < head_end;
+  Marks marks;  // relative to type_text
+  if (has_types) marks = shape.marks, marks.shift(colon + 3);
+  // `tt.print " x: " {hex = false} : %x : i32`: operands follow the first colon.
+  if (has_types && text[colon + 3] == '%') {
+    colon = find_top(text.substr(0, head_end), " : ", colon + 3);
+    has_types = colon != npos;
+    if (has_types) marks = scan_shape(text.substr(colon + 3, head_end - colon - 3), true).marks;
+  }
   std::string_view pre = text.substr(body, (has_types ? colon : head_end) - body);
   std::string_view type_text =
       has_types ? text.substr(colon + 3, head_end - colon - 3) : std::string_view{};
@@ -557,6 +380,7 @@ OpTextResult parse_op_text(std::string_view text, int line, MlirOp& op, TypeCont
     if (!v.empty() && v[0] == '{') v = trim(v.substr(match_close(v, 0) + 1));
     op.attributes.push_back(MlirAttribute{"value", std::string(v)});
   }
+  if (!types.enabled) return res;
   // Region ops print their result types in the header: `scf.if %c -> (t)`, `scf.for ... -> (t)`.
   if (res.region_opens > 0) {
     if (size_t arrow = find_top(pre, "-> "); arrow != npos)
@@ -571,11 +395,7 @@ OpTextResult parse_op_text(std::string_view text, int line, MlirOp& op, TypeCont
       type_text = {};
     }
   }
-  if (!type_text.empty()) {
-    Marks marks = shape.marks;
-    marks.shift(colon + 3);
-    assign_types(type_text, marks, op, types, line);
-  }
+  if (!type_text.empty()) assign_types(type_text, marks, op, types, line);
   return res;
 }
 
@@ -599,7 +419,8 @@ std::string parse_closing_tail(std::string_view tail, int line, MlirOp& op, Type
     add_dict(rest.substr(12, close - 12), op.attributes);
     rest = ltrim(rest.substr(close + 1));
   }
-  if (!rest.empty() && rest[0] == ':' && op.operand_types.empty() && op.result_types.empty()) {
+  if (types.enabled && !rest.empty() && rest[0] == ':' && op.operand_types.empty() &&
+      op.result_types.empty()) {
     std::string_view type_text = trim(rest.substr(1));
     Shape types_shape = scan_shape(type_text, /*types_only=*/true);
     assign_types(type_text, types_shape.marks, op, types, line);

@@ -24,8 +24,8 @@ bool is_layout_attribute(std::string_view value) {
          value.starts_with("#triton_gpu.") || value.starts_with("#triton_nvidia_gpu.");
 }
 
-// `default {` and `partition0(...) num_warps(4) {` open another region of the op whose
-// region just closed (ttg.warp_specialize).
+// `default {` and `partition0(...) num_warps(4) {` open a region of the op on the line before
+// (ttg.warp_specialize), or another region of the op whose region just closed.
 bool is_region_continuation(std::string_view t) {
   if (t.empty() || !is_alpha(t[0]) || t.back() != '{') return false;
   size_t n = 0;
@@ -40,8 +40,10 @@ struct Frame {
 
 class Parser {
  public:
-  Parser(std::string_view text, Stage stage) : text_(text), stage_(stage), types_(m_) {
+  Parser(std::string_view text, Stage stage, const MlirParseOptions& options)
+      : text_(text), stage_(stage), options_(options), types_(m_) {
     m_.stage = stage;
+    types_.enabled = options.types;
     m_.ops.reserve(text.size() / 100 + 16);
     locs_.reserve(text.size() / 100 + 16);
     m_.value_defs.reserve(text.size() / 120 + 16);
@@ -70,6 +72,7 @@ class Parser {
 
   std::string_view text_;
   Stage stage_;
+  MlirParseOptions options_;
   MlirModule m_;
   TypeContext types_;
   LocTable loc_table_;
@@ -81,7 +84,7 @@ class Parser {
   std::unordered_set<std::string_view> aliases_;  // non-#loc aliases defined
   std::vector<Frame> stack_;
   int depth_ = 0;
-  int last_closed_ = -1;  // op whose region closed on the previous line
+  int last_closed_ = -1;  // op whose region closed on the previous line (or that ended there)
 };
 
 std::string Parser::alias_definition(std::string_view t, int line) {
@@ -141,12 +144,12 @@ std::string Parser::closing_line(std::string_view t, int line) {
 
 std::string Parser::op_line(std::string_view t, scan::LineReader& reader, int& line) {
   const int first_line = line;
-  MlirOp op;
+  const int index = static_cast<int>(m_.ops.size());
   MlirFunction fn;
   OpTextResult r;
   for (int extra = 0;; ++extra) {
-    op = MlirOp{};
-    fn = MlirFunction{};
+    MlirOp& op = extra == 0 ? m_.ops.emplace_back() : (m_.ops.back() = MlirOp{});
+    if (extra > 0) fn = MlirFunction{};
     r = parse_op_text(t, first_line, op, types_, &fn);
     if (r.status != OpTextStatus::NeedMore) break;
     std::string_view next;
@@ -165,12 +168,12 @@ std::string Parser::op_line(std::string_view t, scan::LineReader& reader, int& l
     line = types_.error_line;
     return types_.error;
   }
-  const int index = static_cast<int>(m_.ops.size());
+  MlirOp& op = m_.ops.back();
   op.index = index;
   op.line = first_line;
   op.parent = parent();
   op.depth = depth_;
-  op.text = std::string(t);
+  if (options_.op_text) op.text = std::string(t);
   for (const std::string& v : op.results) m_.value_defs.try_emplace(v, index);
   if (r.is_function) {
     fn.op = index;
@@ -179,15 +182,17 @@ std::string Parser::op_line(std::string_view t, scan::LineReader& reader, int& l
     fn.end_op = index + 1;
     m_.functions.push_back(std::move(fn));
   }
-  m_.ops.push_back(std::move(op));
   locs_.push_back(OpLoc{r.loc, first_line});
   for (int k = 0; k < r.region_opens; ++k) push(index, first_line);
+  // `ttg.warp_specialize(...) attributes {...}` puts its `default {` on the next line.
+  if (r.region_opens == 0) last_closed_ = index;
   return {};
 }
 
 Expected<void> Parser::finish() {
   if (!stack_.empty())
     return error(fmt::format("unbalanced '{{': the region opened here never closes"), stack_.back().line);
+  if (!types_.error.empty()) return error(types_.error, types_.error_line);
   std::string err;
   if (int bad = loc_table_.resolve_all(err); bad > 0) return error(err, bad);
   for (size_t i = 0; i < m_.ops.size(); ++i) {
@@ -260,7 +265,11 @@ std::optional<int64_t> int_value(const std::vector<MlirAttribute>& attrs, std::s
 }  // namespace
 
 Expected<MlirModule> parse_mlir(std::string_view text, Stage stage) {
-  return Parser(text, stage).run();
+  return Parser(text, stage, MlirParseOptions{}).run();
+}
+
+Expected<MlirModule> parse_mlir(std::string_view text, Stage stage, const MlirParseOptions& options) {
+  return Parser(text, stage, options).run();
 }
 
 const MlirAttribute* MlirOp::attribute(std::string_view attr_name) const {

@@ -3,6 +3,7 @@
 // nesting, except the '>' of "->". No allocation unless a function returns a container.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -38,6 +39,13 @@ inline bool is_name_char(char c) {
   return is_alpha(c) || is_digit(c) || c == '_' || c == '$' || c == '.' || c == '-';
 }
 
+// Characters the bracket-aware helpers stop at; everything else is skipped in a tight loop.
+inline constexpr auto kBracketChars = [] {
+  std::array<bool, 256> c{};
+  for (unsigned char ch : std::string_view("\"()[]{}<>")) c[ch] = true;
+  return c;
+}();
+
 // Index just past the closing quote of the string that starts at s[i] == '"', or npos.
 inline size_t skip_string(std::string_view s, size_t i) {
   for (++i; i < s.size(); ++i) {
@@ -50,7 +58,10 @@ inline size_t skip_string(std::string_view s, size_t i) {
 // Index of the bracket closing the one at s[open] (any kind nests), or npos.
 inline size_t match_close(std::string_view s, size_t open) {
   int depth = 0;
-  for (size_t i = open; i < s.size(); ++i) {
+  const size_t n = s.size();
+  for (size_t i = open; i < n; ++i) {
+    while (i < n && !kBracketChars[static_cast<unsigned char>(s[i])]) ++i;
+    if (i == n) break;
     char c = s[i];
     if (c == '"') {
       i = skip_string(s, i);
@@ -69,9 +80,12 @@ inline size_t match_close(std::string_view s, size_t open) {
 // be at depth 0), or npos.
 inline size_t find_top(std::string_view s, std::string_view needle, size_t from = 0) {
   int depth = 0;
-  for (size_t i = from; i < s.size(); ++i) {
+  const size_t n = s.size();
+  const char first = needle[0];
+  for (size_t i = from; i < n; ++i) {
     char c = s[i];
-    if (depth == 0 && c == needle[0] && s.compare(i, needle.size(), needle) == 0) return i;
+    if (depth == 0 && c == first && s.compare(i, needle.size(), needle) == 0) return i;
+    if (!kBracketChars[static_cast<unsigned char>(c)]) continue;
     if (c == '"') {
       i = skip_string(s, i);
       if (i == npos) return npos;

@@ -69,6 +69,7 @@ Expected<MlirType> parse_mlir_type(std::string_view text) {
     // `<128x64xf16, #shared, #smem, mutable>`: a memdesc printed without its prefix.
     if (!angle_inside(s, s.find('<'), inside) || !parse_shaped(inside, t)) return bad();
     t.is_tensor = s.starts_with("tensor<");
+    if (s[0] == '<') t.text = "!ttg.memdesc" + t.text;
     set_pointer(t);
     return t;
   }

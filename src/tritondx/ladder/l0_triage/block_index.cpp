@@ -1,0 +1,177 @@
+#include "tritondx/ladder/l0_triage/block_index.h"
+
+namespace tdx::l0 {
+
+namespace {
+
+constexpr int kMaxDepth = 32;
+
+bool is_scalar(const KernelView& view, const PyNode& n) {
+  auto s = view.shape(n);
+  if (!s) return false;
+  for (long long d : *s)
+    if (d != 1) return false;
+  return true;
+}
+
+std::optional<BlockIndex> decompose(const KernelView& view, const PyNode& e, int depth) {
+  if (depth > kMaxDepth) return std::nullopt;
+  if (e.type == "Name") {
+    const Definition* d = view.definition(e);
+    if (!d || d->stmt->type != "Assign" || !d->value) return std::nullopt;
+    return decompose(view, *d->value, depth + 1);
+  }
+  if (e.type == "Subscript") return decompose(view, *e.child("value"), depth + 1);
+  if (e.type == "Call") {
+    std::string name = call_name(e);
+    if (name == "tl.arange") {
+      auto r = view.range(e);
+      if (!r) return std::nullopt;
+      return BlockIndex{&e, r->hi - r->lo + 1, Range{r->lo, r->lo}};
+    }
+    if (name == "tl.multiple_of" || name == "tl.max_contiguous")
+      if (const PyNode* a = argument(e, 0)) return decompose(view, *a, depth + 1);
+    return std::nullopt;
+  }
+  if (e.type == "BinOp") {
+    std::string op = e.fields.value("op", "");
+    if (op != "Add" && op != "Sub") return std::nullopt;
+    const PyNode* l = e.child("left");
+    const PyNode* r = e.child("right");
+    if (!l || !r) return std::nullopt;
+    bool ls = is_scalar(view, *l), rs = is_scalar(view, *r);
+    if (ls == rs) return std::nullopt;  // both tensors (e.g. a 2-D index) or both scalars
+    const PyNode& tensor = ls ? *r : *l;
+    const PyNode& scalar = ls ? *l : *r;
+    if (op == "Sub" && ls) return std::nullopt;  // c - arange runs backwards
+    auto inner = decompose(view, tensor, depth + 1);
+    auto offset = view.range(scalar);
+    if (!offset && !view.root_pointer(scalar).empty()) offset = Range{0, 0};  // a base pointer: offsets count from it
+    if (!inner || !offset) return std::nullopt;
+    if (op == "Add") inner->start = Range{inner->start.lo + offset->lo, inner->start.hi + offset->hi};
+    else inner->start = Range{inner->start.lo - offset->hi, inner->start.hi - offset->lo};
+    return inner;
+  }
+  return std::nullopt;
+}
+
+void collect_conjuncts(const KernelView& view, const PyNode& e, std::vector<const PyNode*>& out, int depth) {
+  if (depth > kMaxDepth) return;
+  if (e.type == "Name") {
+    const Definition* d = view.definition(e);
+    if (d && d->stmt->type == "Assign" && d->value) return collect_conjuncts(view, *d->value, out, depth + 1);
+    out.push_back(&e);
+    return;
+  }
+  if (e.type == "BinOp" && e.fields.value("op", "") == "BitAnd") {
+    collect_conjuncts(view, *e.child("left"), out, depth + 1);
+    collect_conjuncts(view, *e.child("right"), out, depth + 1);
+    return;
+  }
+  if (e.type == "BoolOp" && e.fields.value("op", "") == "And") {
+    for (const PyNode* v : e.children_in("values")) collect_conjuncts(view, *v, out, depth + 1);
+    return;
+  }
+  out.push_back(&e);
+}
+
+}  // namespace
+
+std::optional<long long> BlockIndex::blocks() const {
+  if (block <= 0 || (start.hi - start.lo) % block != 0) return std::nullopt;
+  return (start.hi - start.lo) / block + 1;
+}
+
+std::optional<BlockIndex> decompose_block_index(const KernelView& view, const PyNode& index) {
+  return decompose(view, index, 0);
+}
+
+bool MaskBound::always_true() const {
+  if (!index_range || !limit_range) return false;
+  if (upper) return inclusive ? index_range->hi <= limit_range->lo : index_range->hi < limit_range->lo;
+  return inclusive ? index_range->lo >= limit_range->hi : index_range->lo > limit_range->hi;
+}
+
+std::vector<const PyNode*> mask_conjuncts(const KernelView& view, const PyNode& mask) {
+  std::vector<const PyNode*> out;
+  collect_conjuncts(view, mask, out, 0);
+  return out;
+}
+
+std::optional<MaskBound> mask_bound(const KernelView& view, const PyNode& c) {
+  if (c.type != "Compare") return std::nullopt;
+  auto ops = c.fields.value("ops", nlohmann::json::array());
+  auto rhs = c.children_in("comparators");
+  const PyNode* lhs = c.child("left");
+  if (ops.size() != 1 || rhs.size() != 1 || !lhs) return std::nullopt;
+  std::string op = ops[0].get<std::string>();
+  bool left_scalar = is_scalar(view, *lhs), right_scalar = is_scalar(view, *rhs[0]);
+  if (left_scalar == right_scalar) return std::nullopt;
+  MaskBound b;
+  b.compare = &c;
+  b.index = left_scalar ? rhs[0] : lhs;
+  b.limit = left_scalar ? lhs : rhs[0];
+  // Normalize to `index OP limit`.
+  if (left_scalar) {
+    if (op == "Lt") op = "Gt";
+    else if (op == "LtE") op = "GtE";
+    else if (op == "Gt") op = "Lt";
+    else if (op == "GtE") op = "LtE";
+  }
+  if (op == "Lt" || op == "LtE") b.upper = true;
+  else if (op == "Gt" || op == "GtE") b.upper = false;
+  else return std::nullopt;
+  b.inclusive = op == "LtE" || op == "GtE";
+  b.index_range = view.range(*b.index);
+  b.limit_range = view.range(*b.limit);
+  return b;
+}
+
+std::optional<Coverage> coverage(const BlockIndex& index, long long limit) {
+  auto blocks = index.blocks();
+  if (!blocks) return std::nullopt;
+  Coverage c;
+  c.blocks = *blocks;
+  c.lanes = *blocks * index.block;
+  c.valid = std::clamp(limit - index.start.lo, 0LL, c.lanes);
+  return c;
+}
+
+std::optional<Tile> largest_tile(const KernelView& view) {
+  std::optional<Tile> best;
+  for (const PyNode* op : view.calls({"tl.load", "tl.store"})) {
+    const PyNode* p = KernelView::pointer_arg(*op);
+    auto s = p ? view.shape(*p) : std::nullopt;
+    if (!s) continue;
+    long long n = 1;
+    size_t rank = 0;
+    for (long long d : *s) {
+      n *= d;
+      rank += d > 1 ? 1 : 0;
+    }
+    if (!best || n > best->elements) best = Tile{op, n, rank, *s};
+  }
+  return best;
+}
+
+long long best_chunk(long long extent, long long max_block, double max_waste) {
+  long long best = 16;
+  for (long long c = 16; c <= max_block; c *= 2) {
+    long long lanes = (extent + c - 1) / c * c;
+    if (double(lanes - extent) / double(lanes) <= max_waste) best = c;
+  }
+  return best;
+}
+
+std::vector<MaskedAccess> masked_accesses(const KernelView& view) {
+  std::vector<MaskedAccess> out;
+  for (const PyNode* op : view.calls({"tl.load", "tl.store"})) {
+    const PyNode* mask = KernelView::mask_arg(*op);
+    if (!mask) continue;
+    for (const PyNode* c : mask_conjuncts(view, *mask))
+      if (auto b = mask_bound(view, *c)) out.push_back({op, *b});
+  }
+  return out;
+}
+
+}  // namespace tdx::l0

@@ -1,0 +1,592 @@
+#include "tritondx/ladder/l0_triage/kernel_view.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace tdx::l0 {
+
+namespace {
+
+constexpr int kMaxDepth = 48;
+
+// a + b etc. with overflow detection.
+std::optional<long long> checked(__int128 v) {
+  if (v > std::numeric_limits<long long>::max() || v < std::numeric_limits<long long>::min()) return std::nullopt;
+  return static_cast<long long>(v);
+}
+
+std::optional<Range> corners(Range a, Range b, auto op) {
+  std::optional<long long> lo, hi;
+  for (long long x : {a.lo, a.hi})
+    for (long long y : {b.lo, b.hi}) {
+      auto v = checked(op(static_cast<__int128>(x), static_cast<__int128>(y)));
+      if (!v) return std::nullopt;
+      lo = lo ? std::min(*lo, *v) : *v;
+      hi = hi ? std::max(*hi, *v) : *v;
+    }
+  return Range{*lo, *hi};
+}
+
+std::optional<std::vector<long long>> broadcast(std::vector<long long> a, const std::vector<long long>& b) {
+  if (a.size() < b.size()) a.insert(a.begin(), b.size() - a.size(), 1);
+  size_t off = a.size() - b.size();
+  for (size_t i = 0; i < b.size(); ++i) {
+    long long& x = a[off + i];
+    if (x == b[i] || b[i] == 1) continue;
+    if (x == 1) x = b[i];
+    else return std::nullopt;
+  }
+  return a;
+}
+
+bool is_elementwise(std::string_view name) {
+  static const std::set<std::string, std::less<>> kNames = {
+      "tl.exp", "tl.exp2", "tl.log", "tl.log2", "tl.sqrt", "tl.sqrt_rn", "tl.rsqrt", "tl.abs", "tl.sigmoid",
+      "tl.cos", "tl.sin", "tl.erf", "tl.floor", "tl.ceil", "tl.fma", "tl.maximum", "tl.minimum", "tl.where",
+      "tl.clamp", "tl.fdiv", "tl.div_rn", "tl.cast", "tl.math.exp", "tl.math.exp2", "tl.math.log",
+      "tl.math.log2", "tl.math.rsqrt", "tl.math.sqrt", "tl.math.abs", "tl.softmax", "tl.umulhi"};
+  return kNames.contains(name);
+}
+
+bool is_hint(std::string_view name) {
+  return name == "tl.multiple_of" || name == "tl.max_contiguous" || name == "tl.max_constancy";
+}
+
+bool is_range_call(std::string_view name) {
+  return name == "range" || name == "tl.range" || name == "tl.static_range";
+}
+
+}  // namespace
+
+bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+long long next_pow2(long long v) {
+  long long p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+long long pow2_floor(long long v) {
+  long long p = 1;
+  while (p * 2 <= v) p <<= 1;
+  return p;
+}
+
+int element_bytes(std::string_view t) {
+  if (t.starts_with("*")) t.remove_prefix(1);
+  if (t == "fp64" || t == "i64" || t == "u64") return 8;
+  if (t == "fp32" || t == "i32" || t == "u32" || t == "f32") return 4;
+  if (t == "fp16" || t == "bf16" || t == "i16" || t == "u16") return 2;
+  if (t.starts_with("fp8") || t == "i8" || t == "u8" || t == "i1") return 1;
+  return 0;
+}
+
+KernelView::KernelView(const KernelContext& ctx) : ctx_(&ctx) {
+  if (ctx.task) kernel_info_ = ctx.task->kernel(ctx.kernel_name());
+  if (!ctx.function) return;
+  auto add = [&](const PyNode& target, const PyNode& stmt, const PyNode* value, int line, int col) {
+    if (target.type != "Name") return;
+    defs_[target.str_field("id")].push_back(Definition{&stmt, value, line, col});
+  };
+  PyModule::walk(*ctx.function, [&](const PyNode& n) {
+    if (n.type == "Name" && n.fields.value("ctx", "") == "Load") uses_[n.str_field("id")].push_back(&n);
+    if (n.type == "Assign") {
+      const PyNode* value = n.child("value");
+      for (const PyNode* t : n.children_in("targets")) {
+        if (t->type == "Tuple" && value && value->type == "Tuple") {
+          auto lhs = t->children_in("elts");
+          auto rhs = value->children_in("elts");
+          for (size_t i = 0; i < lhs.size(); ++i)
+            add(*lhs[i], n, i < rhs.size() ? rhs[i] : nullptr, n.end_line, n.end_col);
+        } else if (t->type == "Tuple") {
+          for (const PyNode* e : t->children_in("elts")) add(*e, n, nullptr, n.end_line, n.end_col);
+        } else {
+          add(*t, n, value, n.end_line, n.end_col);
+        }
+      }
+    } else if (n.type == "AnnAssign" || n.type == "AugAssign") {
+      if (const PyNode* t = n.child("target")) add(*t, n, n.child("value"), n.end_line, n.end_col);
+    } else if (n.type == "For") {
+      if (const PyNode* t = n.child("target")) add(*t, n, n.child("iter"), t->end_line, t->end_col);
+    }
+  });
+  for (auto& [name, list] : defs_)
+    std::stable_sort(list.begin(), list.end(),
+                     [](const Definition& a, const Definition& b) { return std::tie(a.line, a.col) < std::tie(b.line, b.col); });
+}
+
+std::string KernelView::text(const PyNode& node) const { return ctx_->task ? node_text(node, ctx_->task->lines) : std::string(); }
+
+bool KernelView::is_param(std::string_view name) const {
+  if (kernel_info_)
+    for (const auto& p : kernel_info_->params)
+      if (p.name == name) return true;
+  return ctx_->launch && ctx_->launch->signature.contains(std::string(name));
+}
+
+const KernelParam* KernelView::param_info(std::string_view name) const {
+  if (kernel_info_)
+    for (const auto& p : kernel_info_->params)
+      if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::string KernelView::signature(std::string_view name) const {
+  if (!ctx_->launch) return {};
+  auto it = ctx_->launch->signature.find(std::string(name));
+  return it != ctx_->launch->signature.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string KernelView::pointee_type(std::string_view name) const {
+  std::string s = signature(name);
+  return s.starts_with("*") ? s.substr(1) : std::string();
+}
+
+bool KernelView::has_divisibility_16(std::string_view name) const {
+  if (!ctx_->launch) return false;
+  auto it = ctx_->launch->attrs.find(std::string(name));
+  if (it == ctx_->launch->attrs.end()) return false;
+  for (const auto& a : *it)
+    if (a.is_array() && a.size() == 2 && a[0] == "tt.divisibility" && a[1].is_number_integer() && a[1].get<int>() % 16 == 0)
+      return true;
+  return false;
+}
+
+const Definition* KernelView::definition(const PyNode& use) const {
+  if (use.type != "Name") return nullptr;
+  return definition_at(use.str_field("id"), use.line, use.col);
+}
+
+const Definition* KernelView::definition_at(std::string_view name, int line, int col) const {
+  auto it = defs_.find(name);
+  if (it == defs_.end()) return nullptr;
+  const Definition* best = nullptr;
+  for (const auto& d : it->second)
+    if (d.line < line || (d.line == line && d.col <= col)) best = &d;
+  return best;
+}
+
+const std::vector<Definition>& KernelView::definitions(std::string_view name) const {
+  static const std::vector<Definition> kNone;
+  auto it = defs_.find(name);
+  return it == defs_.end() ? kNone : it->second;
+}
+
+std::vector<const PyNode*> KernelView::uses(std::string_view name) const {
+  auto it = uses_.find(name);
+  return it == uses_.end() ? std::vector<const PyNode*>{} : it->second;
+}
+
+std::optional<long long> KernelView::global_constant(std::string_view name) const {
+  if (!ctx_->ast) return std::nullopt;
+  for (const auto& stmt : ctx_->ast->root().children) {
+    if (stmt.type != "Assign" && stmt.type != "AnnAssign") continue;
+    const PyNode* target = stmt.type == "Assign" ? stmt.child("targets", 0) : stmt.child("target");
+    const PyNode* value = stmt.child("value");
+    if (!target || !value || target->type != "Name" || target->str_field("id") != name) continue;
+    if (value->type == "Call" && call_name(*value) == "tl.constexpr")
+      if (const PyNode* a = argument(*value, 0)) value = a;
+    return int_constant(*value);
+  }
+  return std::nullopt;
+}
+
+std::optional<Range> KernelView::loop_range(const PyNode& for_stmt) const {
+  const PyNode* iter = for_stmt.child("iter");
+  if (!iter || iter->type != "Call" || !is_range_call(call_name(*iter))) return std::nullopt;
+  auto args = iter->children_in("args");
+  std::optional<Range> start = Range{0, 0}, end, step = Range{1, 1};
+  if (args.size() == 1) {
+    end = range(*args[0]);
+  } else if (args.size() >= 2) {
+    start = range(*args[0]);
+    end = range(*args[1]);
+    if (args.size() >= 3) step = range(*args[2]);
+  }
+  if (!start || !end || !step || !start->is_point() || !step->is_point() || step->lo <= 0) return std::nullopt;
+  if (end->hi <= start->lo) return std::nullopt;
+  long long last = start->lo + ((end->hi - start->lo - 1) / step->lo) * step->lo;
+  return Range{start->lo, last};
+}
+
+std::optional<long long> KernelView::trip_count(const PyNode& for_stmt) const {
+  const PyNode* iter = for_stmt.child("iter");
+  auto r = loop_range(for_stmt);
+  if (!r || !iter) return std::nullopt;
+  auto args = iter->children_in("args");
+  long long step = 1;
+  if (args.size() >= 3) {
+    auto s = value(*args[2]);
+    if (!s) return std::nullopt;
+    step = *s;
+  }
+  return (r->hi - r->lo) / step + 1;
+}
+
+std::optional<Range> KernelView::range(const PyNode& expr) const { return range_impl(expr, 0); }
+
+std::optional<long long> KernelView::value(const PyNode& expr) const {
+  auto r = range(expr);
+  return r && r->is_point() ? std::optional<long long>(r->lo) : std::nullopt;
+}
+
+std::optional<Range> KernelView::range_impl(const PyNode& e, int depth) const {
+  if (depth > kMaxDepth) return std::nullopt;
+  auto sub = [&](const PyNode* n) -> std::optional<Range> { return n ? range_impl(*n, depth + 1) : std::nullopt; };
+  if (e.type == "Constant") {
+    auto it = e.fields.find("value");
+    if (it == e.fields.end()) return std::nullopt;
+    if (it->is_boolean()) return Range{it->get<bool>() ? 1 : 0, it->get<bool>() ? 1 : 0};
+    if (it->is_number_integer()) return Range{it->get<long long>(), it->get<long long>()};
+    return std::nullopt;
+  }
+  if (e.type == "Name") {
+    if (const Definition* d = definition(e)) {
+      if (d->stmt->type == "For") return loop_range(*d->stmt);
+      if (d->stmt->type == "AugAssign" || !d->value) return std::nullopt;
+      return sub(d->value);
+    }
+    std::string name = e.str_field("id");
+    if (is_param(name)) {
+      if (auto v = ctx_->launch ? ctx_->launch->int_arg(name) : std::nullopt) return Range{*v, *v};
+      return std::nullopt;
+    }
+    if (auto v = global_constant(name)) return Range{*v, *v};
+    return std::nullopt;
+  }
+  if (e.type == "UnaryOp" && e.fields.value("op", "") == "USub") {
+    auto r = sub(e.child("operand"));
+    if (!r) return std::nullopt;
+    return Range{-r->hi, -r->lo};
+  }
+  if (e.type == "Subscript") return sub(e.child("value"));  // x[:, None] keeps the values
+  if (e.type == "BinOp") {
+    auto a = sub(e.child("left"));
+    auto b = sub(e.child("right"));
+    if (!a || !b) return std::nullopt;
+    std::string op = e.fields.value("op", "");
+    if (op == "Add") return corners(*a, *b, [](__int128 x, __int128 y) { return x + y; });
+    if (op == "Sub") return corners(*a, *b, [](__int128 x, __int128 y) { return x - y; });
+    if (op == "Mult") return corners(*a, *b, [](__int128 x, __int128 y) { return x * y; });
+    if (op == "LShift" && b->lo >= 0 && b->hi < 62)
+      return corners(*a, *b, [](__int128 x, __int128 y) { return x << static_cast<int>(y); });
+    if ((op == "FloorDiv" || op == "RShift") && a->lo >= 0 && b->lo > 0) {
+      if (op == "RShift") return b->hi < 62 ? std::optional<Range>(Range{a->lo >> b->hi, a->hi >> b->lo}) : std::nullopt;
+      return Range{a->lo / b->hi, a->hi / b->lo};
+    }
+    if (op == "Mod" && a->lo >= 0 && b->lo > 0) {
+      if (a->is_point() && b->is_point()) return Range{a->lo % b->lo, a->lo % b->lo};
+      if (a->hi < b->lo) return a;
+      return Range{0, std::min(a->hi, b->hi - 1)};
+    }
+    return std::nullopt;
+  }
+  if (e.type == "Call") {
+    std::string name = call_name(e);
+    const PyNode* a0 = argument(e, 0);
+    const PyNode* a1 = argument(e, 1);
+    if (name == "tl.program_id" || name == "tl.num_programs") {
+      const PyNode* axis_node = a0 ? a0 : keyword(e, "axis");
+      auto axis = axis_node ? int_constant(*axis_node) : std::optional<long long>(0);
+      if (!axis || !ctx_->launch) return std::nullopt;
+      long long g = *axis < static_cast<long long>(ctx_->launch->grid.size()) ? ctx_->launch->grid[*axis] : 1;
+      g = std::max<long long>(g, 1);
+      return name == "tl.program_id" ? Range{0, g - 1} : Range{g, g};
+    }
+    if (name == "tl.arange") {
+      auto s = sub(a0), t = sub(a1);
+      if (!s || !t || !s->is_point() || !t->is_point() || t->lo <= s->lo) return std::nullopt;
+      return Range{s->lo, t->lo - 1};
+    }
+    if (name == "tl.cdiv" || name == "triton.cdiv") {
+      auto a = sub(a0), b = sub(a1);
+      if (!a || !b || a->lo < 0 || b->lo <= 0) return std::nullopt;
+      return Range{(a->lo + b->hi - 1) / b->hi, (a->hi + b->lo - 1) / b->lo};
+    }
+    if (name == "triton.next_power_of_2") {
+      auto a = sub(a0);
+      if (!a || a->lo < 1) return std::nullopt;
+      return Range{next_pow2(a->lo), next_pow2(a->hi)};
+    }
+    if (name == "tl.minimum" || name == "min" || name == "tl.maximum" || name == "max") {
+      auto a = sub(a0), b = sub(a1);
+      if (!a || !b) return std::nullopt;
+      bool lower = name == "tl.minimum" || name == "min";
+      return lower ? Range{std::min(a->lo, b->lo), std::min(a->hi, b->hi)}
+                   : Range{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
+    }
+    if (is_hint(name) || name == "tl.cast" || name == "int") return sub(a0);
+    if (const PyNode* f = e.child("func"); f && f->type == "Attribute" && f->str_field("attr") == "to")
+      return sub(f->child("value"));
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<long long>> KernelView::shape(const PyNode& expr) const { return shape_impl(expr, 0); }
+
+std::optional<std::vector<long long>> KernelView::shape_impl(const PyNode& e, int depth) const {
+  using Shape = std::vector<long long>;
+  if (depth > kMaxDepth) return std::nullopt;
+  auto sub = [&](const PyNode* n) -> std::optional<Shape> { return n ? shape_impl(*n, depth + 1) : std::nullopt; };
+  auto all = [&](const std::vector<const PyNode*>& nodes) -> std::optional<Shape> {
+    Shape out;
+    for (const PyNode* n : nodes) {
+      auto s = sub(n);
+      if (!s) return std::nullopt;
+      auto b = broadcast(out, *s);
+      if (!b) return std::nullopt;
+      out = *b;
+    }
+    return out;
+  };
+  auto dims = [&](const PyNode* n) -> std::optional<Shape> {  // a shape argument: (A, B) or [A, B] or A
+    if (!n) return std::nullopt;
+    Shape out;
+    std::vector<const PyNode*> elts = (n->type == "Tuple" || n->type == "List") ? n->children_in("elts")
+                                                                                : std::vector<const PyNode*>{n};
+    for (const PyNode* x : elts) {
+      auto v = value(*x);
+      if (!v) return std::nullopt;
+      out.push_back(*v);
+    }
+    return out;
+  };
+  if (e.type == "Constant") return Shape{};
+  if (e.type == "Name") {
+    if (const Definition* d = definition(e)) {
+      if (d->stmt->type == "For") return Shape{};
+      if (d->stmt->type == "AugAssign") {
+        const PyNode* target = d->stmt->child("target");
+        return target && target != &e ? sub(target) : std::nullopt;
+      }
+      return sub(d->value);
+    }
+    return Shape{};  // a parameter or a global: a scalar
+  }
+  if (e.type == "BinOp") return all({e.child("left"), e.child("right")});
+  if (e.type == "Compare") {
+    auto nodes = e.children_in("comparators");
+    nodes.push_back(e.child("left"));
+    return all(nodes);
+  }
+  if (e.type == "BoolOp") return all(e.children_in("values"));
+  if (e.type == "UnaryOp") return sub(e.child("operand"));
+  if (e.type == "IfExp") return all({e.child("body"), e.child("orelse")});
+  if (e.type == "Attribute") {
+    if (e.str_field("attr") == "T") {
+      auto s = sub(e.child("value"));
+      if (s) std::reverse(s->begin(), s->end());
+      return s;
+    }
+    return std::nullopt;
+  }
+  if (e.type == "Subscript") {
+    auto base = sub(e.child("value"));
+    const PyNode* slice = e.child("slice");
+    if (!base || !slice) return std::nullopt;
+    std::vector<const PyNode*> elts = slice->type == "Tuple" ? slice->children_in("elts") : std::vector<const PyNode*>{slice};
+    Shape out;
+    size_t next = 0;
+    for (const PyNode* x : elts) {
+      if (x->type == "Constant" && x->fields.contains("value") && x->fields["value"].is_null()) out.push_back(1);
+      else if (x->type == "Slice" && next < base->size()) out.push_back((*base)[next++]);
+      else return std::nullopt;
+    }
+    while (next < base->size()) out.push_back((*base)[next++]);
+    return out;
+  }
+  if (e.type != "Call") return std::nullopt;
+  std::string name = call_name(e);
+  const PyNode* a0 = argument(e, 0);
+  if (name == "tl.arange") {
+    auto r = range(e);
+    return r ? std::optional<Shape>(Shape{r->hi - r->lo + 1}) : std::nullopt;
+  }
+  if (name == "tl.zeros" || name == "tl.full" || name == "tl.empty") return dims(a0 ? a0 : keyword(e, "shape"));
+  if (name == "tl.load") return sub(pointer_arg(e));
+  if (name == "tl.program_id" || name == "tl.num_programs" || name == "tl.cdiv" || name == "triton.cdiv" ||
+      name == "float" || name == "int")
+    return Shape{};
+  if (is_hint(name) || name == "tl.cast") return sub(a0);
+  if (is_elementwise(name)) return all(e.children_in("args"));
+  if (name == "tl.broadcast_to") {
+    auto args = e.children_in("args");
+    if (args.size() == 2) return dims(args[1]);
+    return std::nullopt;
+  }
+  if (name == "tl.reshape" || name == "tl.view") return dims(argument(e, 1) ? argument(e, 1) : keyword(e, "shape"));
+  if (name == "tl.trans") {
+    auto s = sub(a0);
+    if (s) std::reverse(s->begin(), s->end());
+    return s;
+  }
+  if (name == "tl.dot") {
+    auto a = sub(a0), b = sub(argument(e, 1));
+    if (!a || !b || a->size() < 2 || b->size() < 2) return std::nullopt;
+    Shape out(a->begin(), a->end() - 1);
+    out.back() = (*a)[a->size() - 2];
+    out.push_back(b->back());
+    return out;
+  }
+  if (name == "tl.sum" || name == "tl.max" || name == "tl.min" || name == "tl.argmax" || name == "tl.argmin" ||
+      name == "tl.reduce" || name == "tl.xor_sum") {
+    auto s = sub(a0);
+    if (!s) return std::nullopt;
+    const PyNode* axis = argument(e, 1) ? argument(e, 1) : keyword(e, "axis");
+    if (!axis || (axis->type == "Constant" && axis->fields.value("value", nlohmann::json()).is_null())) return Shape{};
+    auto ax = int_constant(*axis);
+    if (!ax) return std::nullopt;
+    long long k = *ax < 0 ? *ax + static_cast<long long>(s->size()) : *ax;
+    if (k < 0 || k >= static_cast<long long>(s->size())) return std::nullopt;
+    const PyNode* keep = keyword(e, "keep_dims");
+    if (keep && keep->fields.value("value", false) == true) (*s)[static_cast<size_t>(k)] = 1;
+    else s->erase(s->begin() + k);
+    return s;
+  }
+  if (const PyNode* f = e.child("func"); f && f->type == "Attribute" && f->str_field("attr") == "to")
+    return sub(f->child("value"));
+  return std::nullopt;
+}
+
+std::string KernelView::root_pointer(const PyNode& expr) const { return root_impl(expr, 0); }
+
+std::string KernelView::root_impl(const PyNode& e, int depth) const {
+  if (depth > kMaxDepth) return {};
+  auto sub = [&](const PyNode* n) { return n ? root_impl(*n, depth + 1) : std::string(); };
+  if (e.type == "Name") {
+    if (const Definition* d = definition(e)) {
+      if (d->stmt->type == "For") return {};
+      if (d->stmt->type == "AugAssign") {
+        const PyNode* target = d->stmt->child("target");
+        return target && target != &e ? sub(target) : std::string();
+      }
+      return sub(d->value);
+    }
+    std::string name = e.str_field("id");
+    return is_pointer_param(name) ? name : std::string();
+  }
+  if (e.type == "BinOp") {
+    std::string l = sub(e.child("left"));
+    return l.empty() ? sub(e.child("right")) : l;
+  }
+  if (e.type == "Subscript") return sub(e.child("value"));
+  if (e.type == "Call") {
+    std::string name = call_name(e);
+    if (is_hint(name) || name == "tl.advance" || name == "tl.broadcast_to") return sub(argument(e, 0));
+    if (name == "tl.make_block_ptr") return sub(keyword(e, "base") ? keyword(e, "base") : argument(e, 0));
+    if (name == "tl.where") {
+      std::string a = sub(argument(e, 1));
+      return a.empty() ? sub(argument(e, 2)) : a;
+    }
+    if (const PyNode* f = e.child("func"); f && f->type == "Attribute" && f->str_field("attr") == "to")
+      return sub(f->child("value"));
+  }
+  return {};
+}
+
+void KernelView::visit_flow(const PyNode& expr, const std::function<bool(const PyNode&)>& f) const {
+  std::set<const PyNode*> seen;
+  std::function<void(const PyNode&, int)> go = [&](const PyNode& n, int depth) {
+    if (depth > kMaxDepth * 4 || !f(n)) return;
+    if (n.type == "Name" && n.fields.value("ctx", "") == "Load") {
+      if (const Definition* d = definition(n); d && seen.insert(d->stmt).second) {
+        if (d->value) go(*d->value, depth + 1);
+        // x += v also reads the previous x
+        for (const Definition* prev = d; prev && prev->stmt->type == "AugAssign";) {
+          prev = definition_at(n.str_field("id"), prev->stmt->line, prev->stmt->col);
+          if (!prev || !seen.insert(prev->stmt).second) break;
+          if (prev->value) go(*prev->value, depth + 1);
+        }
+      }
+    }
+    for (const auto& c : n.children) go(c, depth + 1);
+  };
+  go(expr, 0);
+}
+
+bool KernelView::flows_from(const PyNode& expr, const std::function<bool(const PyNode&)>& pred) const {
+  bool found = false;
+  visit_flow(expr, [&](const PyNode& n) {
+    if (found) return false;
+    if (pred(n)) found = true;
+    return !found;
+  });
+  return found;
+}
+
+std::vector<const PyNode*> KernelView::calls(std::initializer_list<std::string_view> names) const {
+  return ctx_->function ? PyModule::calls(*ctx_->function, names) : std::vector<const PyNode*>{};
+}
+
+const PyNode* KernelView::pointer_arg(const PyNode& memop) {
+  if (const PyNode* a = argument(memop, 0)) return a;
+  return keyword(memop, "pointer");
+}
+
+const PyNode* KernelView::mask_arg(const PyNode& memop) {
+  bool store = call_name(memop) == "tl.store";
+  if (const PyNode* a = argument(memop, store ? 2 : 1)) return a;
+  const PyNode* m = keyword(memop, "mask");
+  if (m && m->type == "Constant" && m->fields.value("value", nlohmann::json()).is_null()) return nullptr;
+  return m;
+}
+
+const PyNode* KernelView::other_arg(const PyNode& memop) {
+  if (call_name(memop) == "tl.store") return nullptr;
+  if (const PyNode* a = argument(memop, 2)) return a;
+  const PyNode* o = keyword(memop, "other");
+  if (o && o->type == "Constant" && o->fields.value("value", nlohmann::json()).is_null()) return nullptr;
+  return o;
+}
+
+std::optional<long long> KernelView::elements(const PyNode& memop) const {
+  const PyNode* p = pointer_arg(memop);
+  auto s = p ? shape(*p) : std::nullopt;
+  if (!s) return std::nullopt;
+  long long n = 1;
+  for (long long d : *s) n *= d;
+  return n;
+}
+
+const PyNode* KernelView::launch_call() const {
+  if (!ctx_->ast) return nullptr;
+  std::string kernel = ctx_->kernel_name();
+  const PyNode* found = nullptr;
+  PyModule::walk(ctx_->ast->root(), [&](const PyNode& n) {
+    if (found || n.type != "Call") return;
+    const PyNode* f = n.child("func");
+    if (!f || f->type != "Subscript") return;
+    const PyNode* v = f->child("value");
+    std::string callee = v ? dotted_name(*v) : std::string();
+    if (callee == kernel || callee.ends_with("." + kernel)) found = &n;
+  });
+  return found;
+}
+
+int KernelView::launch_line() const {
+  if (const PyNode* c = launch_call()) return c->line;
+  return ctx_->function ? ctx_->function->line : 0;
+}
+
+EvidenceLink KernelView::launch_evidence(std::string note) const {
+  return ctx_->source_evidence(launch_line(), "captured launch: " + std::move(note));
+}
+
+std::string KernelView::launch_values(const PyNode& expr) const {
+  std::vector<std::string> seen;
+  std::string out;
+  visit_flow(expr, [&](const PyNode& n) {
+    if (n.type != "Name" || definition(n)) return true;
+    std::string name = n.str_field("id");
+    if (!is_param(name) || std::find(seen.begin(), seen.end(), name) != seen.end()) return true;
+    seen.push_back(name);
+    if (auto v = ctx_->launch ? ctx_->launch->int_arg(name) : std::nullopt)
+      out += fmt::format("{}{}={}", out.empty() ? "" : ", ", name, *v);
+    return true;
+  });
+  return out;
+}
+
+}  // namespace tdx::l0

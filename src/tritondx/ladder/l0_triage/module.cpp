@@ -1,0 +1,23 @@
+// L0 pattern triage rules, sorted by id. One line per rule.
+#include "tritondx/ladder/l0_triage/rules.h"
+
+namespace tdx {
+
+void register_l0_rules(RuleRegistry& registry) {
+  registry.add(make_exp_instead_of_exp2_rule());              // l0-exp-instead-of-exp2
+  registry.add(make_fp32_dot_rule());                         // l0-fp32-dot
+  registry.add(make_int64_index_math_rule());                 // l0-int64-index-math
+  registry.add(make_load_without_other_in_reduction_rule());  // l0-load-without-other-in-reduction
+  registry.add(make_masked_lanes_rule());                     // l0-masked-lanes
+  registry.add(make_missing_alignment_hints_rule());          // l0-missing-alignment-hints
+  registry.add(make_multi_pass_reduction_rule());             // l0-multi-pass-reduction
+  registry.add(make_non_power_of_two_block_rule());           // l0-non-power-of-two-block
+  registry.add(make_num_warps_mismatch_rule());               // l0-num-warps-mismatch
+  registry.add(make_one_program_per_element_rule());          // l0-one-program-per-element
+  registry.add(make_redundant_load_rule());                   // l0-redundant-load
+  registry.add(make_scalar_python_loop_rule());               // l0-scalar-python-loop
+  registry.add(make_tiny_block_rule());                       // l0-tiny-block
+  registry.add(make_unneeded_mask_rule());                    // l0-unneeded-mask
+}
+
+}  // namespace tdx
