@@ -390,7 +390,8 @@ std::optional<std::vector<long long>> KernelView::shape_impl(const PyNode& e, in
     Shape out;
     size_t next = 0;
     for (const PyNode* x : elts) {
-      if (x->type == "Constant" && x->fields.contains("value") && x->fields["value"].is_null()) out.push_back(1);
+      // The bridge omits None-valued fields: Constant(None) has no "value".
+      if (x->type == "Constant" && x->fields.value("value", nlohmann::json()).is_null()) out.push_back(1);
       else if (x->type == "Slice" && next < base->size()) out.push_back((*base)[next++]);
       else return std::nullopt;
     }

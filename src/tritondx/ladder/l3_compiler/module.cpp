@@ -11,7 +11,7 @@ void register_l3_rules(RuleRegistry& registry) {
   registry.add(make_loop_not_pipelined_rule());       // l3-loop-not-pipelined
   registry.add(make_mma_v3_precondition_rule());      // l3-mma-v3-precondition
   registry.add(make_pass_effects_rule());             // l3-pass-effects
-  registry.add(make_vectorization_lost_rule());  // l3-vectorization-lost
+  registry.add(make_vectorization_lost_rule());       // l3-vectorization-lost
 }
 
 }  // namespace tdx

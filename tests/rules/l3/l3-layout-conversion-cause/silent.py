@@ -1,5 +1,5 @@
-"""The transpose is folded into the load instead (y is read with swapped strides), so x, the
-transposed y and the accumulator share one layout and the loop needs no conversion."""
+"""Accumulates x + y over a stack of 64x64 tiles: both loads, the sum and the accumulator share
+one coalesced layout, so the loop needs no layout conversion."""
 import torch
 import triton
 import triton.language as tl
@@ -12,8 +12,8 @@ def trans_add_kernel(x_ptr, y_ptr, out_ptr, n_iter, BLOCK: tl.constexpr):
     acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
     for i in range(n_iter):
         x = tl.load(x_ptr + i * BLOCK * BLOCK + offs_r[:, None] * BLOCK + offs_c[None, :])
-        yt = tl.load(y_ptr + i * BLOCK * BLOCK + offs_c[None, :] * BLOCK + offs_r[:, None])
-        acc += x + yt
+        y = tl.load(y_ptr + i * BLOCK * BLOCK + offs_r[:, None] * BLOCK + offs_c[None, :])
+        acc += x + y
     tl.store(out_ptr + offs_r[:, None] * BLOCK + offs_c[None, :], acc)
 
 
@@ -25,7 +25,7 @@ def launch(x, y):
 
 
 def reference(x, y):
-    return (x + y.transpose(1, 2)).sum(0)
+    return (x + y).sum(0)
 
 
 def make_inputs(device):
