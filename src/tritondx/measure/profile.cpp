@@ -35,7 +35,8 @@ std::expected<NcuProfile, BridgeFailure> profile_kernel(const Bridge& bridge, co
   for (const auto& k : kernels) {
     if (!kernel.empty() && k.value("kernel", "") != kernel) continue;
     std::map<std::string, std::string> files;
-    for (const auto& [page, path] : k.value("files", nlohmann::json::object()).items())
+    const auto exported = k.value("files", nlohmann::json::object());  // .items() of a temporary dangles
+    for (const auto& [page, path] : exported.items())
       if (path.is_string()) files[page] = path.get<std::string>();
     auto profile = load_ncu_exports(files);
     if (!profile) return std::unexpected(BridgeFailure{profile.error(), "profile-unreadable", k});
