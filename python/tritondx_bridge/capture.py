@@ -6,6 +6,7 @@ intercepted and specialized exactly as triton.runtime.jit.JITFunction.run does
 alignment and integer values matter for specialization, and CPU tensors carry them.
 """
 import contextlib
+import hashlib
 import os
 import traceback
 
@@ -131,11 +132,26 @@ def _task_frame_line(task, tb):
     return 0
 
 
+# The last task's inputs, reused by the next capture of the same task text in this process
+# (the `serve` process captures once for L0, again to compile, and again for every what-if).
+# Making realistic inputs on the CPU costs up to seconds (50M-element tensors), and nothing
+# here runs a kernel on them: only shapes, dtypes, strides, alignment and scalars matter.
+_inputs_cache = {}
+
+
+def _make_inputs(task, device):
+    key = (task.path, device, hashlib.sha256(task.source.encode()).hexdigest())
+    if key not in _inputs_cache:
+        _inputs_cache.clear()
+        _inputs_cache[key] = task.function("make_inputs")(device)
+    return _inputs_cache[key]
+
+
 def capture_launches(task, target=None, device="cpu", what_if=None, autotune_config=None):
     target = target or GPUTarget("cuda", 90, 32)
     backend = make_backend(target)
     try:
-        inputs = task.function("make_inputs")(device)
+        inputs = _make_inputs(task, device)
     except Exception as e:  # noqa: BLE001
         raise BridgeError("input-maker-error", f"make_inputs({device!r}) failed: {type(e).__name__}: {e}",
                           file=task.path, line=_task_frame_line(task, e.__traceback__),

@@ -1,8 +1,12 @@
 """The `run` verb: correctness first, then timing, on a CUDA GPU.
 
-Request: {"task": path, "draws"?: 3, "seed"?: 1234, "min_reps"?: 100, "min_ms"?: 100, "timing"?: true}
+Request: {"task": path, "draws"?: 3, "seed"?: 1234, "min_reps"?: 100, "min_ms"?: 100, "timing"?: true,
+          "integrity"?: {"original"?: path, "gpu_profile"?: true, "device"?: "cpu"}}
 Reply:   {"device", "correctness": {...}, "timing": {...}|null, "graph": {...}|null,
-          "recheck": {...}|null, "min_bytes", "flops", "input_sets"}
+          "recheck": {...}|null, "min_bytes", "flops", "input_sets",
+          "integrity"?: {"passed", "violations": [{"id", "line", "message"}], "notes", ...}}
+"integrity" runs the runtime anti-cheating checks (integrity_runtime.py, docs/integrity.md); with
+"device": "cpu" and no GPU, only those, under the Triton interpreter.
 """
 import torch
 
@@ -12,6 +16,10 @@ from .task import load_task
 
 
 def run_verb(request):
+    integrity = request.get("integrity")
+    if isinstance(integrity, dict) and integrity.get("device") == "cpu" and not torch.cuda.is_available():
+        from . import integrity_runtime
+        return integrity_runtime.cpu_reply(request)
     task = load_task(request.get("task"))
     if not torch.cuda.is_available():
         raise BridgeError("no-gpu", "the run verb needs a CUDA GPU; none is visible", file=task.path)
@@ -26,6 +34,14 @@ def run_verb(request):
     if reply["min_bytes"] is None:
         reply["min_bytes"] = verify.tensor_bytes(inputs)
         reply["min_bytes_source"] = "inputs only (the task declares no bytes_moved)"
+    if integrity:
+        from . import integrity_runtime
+        try:
+            reply["integrity"] = integrity_runtime.run_integrity(
+                task.module, integrity, lambda i: verify.make_inputs(task, seed + 200 + i), "cuda")
+        except Exception as e:  # noqa: BLE001 - an unverifiable candidate is reported, not a crash
+            reply["integrity"] = {"passed": False, "violations": [], "notes": [],
+                                  "error": f"the integrity checks could not run: {type(e).__name__}: {e}"}
     if not correctness["passed"] or not request.get("timing", True):
         return reply
     # Rotate independent input sets when they fit in L2 (so no call finds its inputs cached).

@@ -43,8 +43,11 @@ TEST_P(AxisInfoPrint, MatchesCheckLines) {
   int n = 0;
   while (std::getline(in, line)) {
     ++n;
+    // A CHECK is a comment line of its own ("  // CHECK: %v: ..."); one anywhere else (after IR,
+    // or quoted in prose) is an error rather than a check that silently never runs.
     size_t c = line.find("// CHECK: ");
     if (c != std::string::npos) {
+      ASSERT_EQ(line.find_first_not_of(" \t"), c) << "CHECK not on a comment line of its own, line " << n << ": " << line;
       std::string rest = line.substr(c + 10);
       size_t colon = rest.find(": ");
       ASSERT_NE(colon, std::string::npos) << "bad CHECK at line " << n;

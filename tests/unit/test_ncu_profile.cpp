@@ -1,6 +1,8 @@
 // Nsight Compute CSV exports and hot-line attribution, on real exports from an H200
 // (tests/fixtures/ncu, see its README) joined with the SASS/LLVM IR of the same kernels.
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -8,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tritondx/measure/ncu_profile.h"
+#include "tritondx/measure/profile.h"
 
 namespace tdx {
 namespace {
@@ -320,6 +323,50 @@ TEST(HotLines, Json) {
   EXPECT_EQ(j["line"], 7);
   EXPECT_EQ(j["stalls"]["long_sb"], 8);
   EXPECT_EQ(j["dominant_stall"], "long_sb");
+}
+
+// profile_kernel through the real bridge, with a stand-in `ncu` on PATH that exports the
+// recorded softmax CSVs (the real one needs a GPU; see tests/python/test_profile_verb.py).
+TEST(ProfileKernel, ThroughTheBridgeWithAStandInNcu) {
+  namespace fs = std::filesystem;
+  BridgeConfig config = BridgeConfig::from_environment();
+  if (!fs::exists(config.python)) GTEST_SKIP() << "no Python for the bridge: " << config.python;
+  fs::path dir = fs::temp_directory_path() / "tritondx-test-profile-kernel";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "bin");
+  {
+    std::ofstream ncu(dir / "bin" / "ncu");
+    ncu << "#!" << config.python << "\n"
+        << "import os, sys\n"
+        << "a = sys.argv[1:]\n"
+        << "if a == ['--version']: print('Version 2025.3.1.0'); sys.exit(0)\n"
+        << "if '-i' in a:\n"
+        << "    page = a[a.index('--page') + 1]\n"
+        << "    sys.stdout.write(open('" << TRITONDX_FIXTURES_DIR << "/ncu/softmax.' + page + '.csv').read()); sys.exit(0)\n"
+        << "open(a[a.index('-o') + 1] + '.ncu-rep', 'w').write('report')\n";
+  }
+  fs::permissions(dir / "bin" / "ncu", fs::perms::owner_all);
+  std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  setenv("PATH", ((dir / "bin").string() + ":" + old_path).c_str(), 1);
+  Bridge bridge(config);
+  auto profile = profile_kernel(bridge, std::string(TRITONDX_SOURCE_DIR) + "/examples/softmax.py", "softmax_kernel",
+                                (dir / "out").string(), 120);
+  setenv("PATH", old_path.c_str(), 1);
+  ASSERT_TRUE(profile.has_value()) << profile.error().kind << ": " << profile.error().diagnostic.to_string();
+  EXPECT_EQ(profile->kernel, "softmax_kernel");
+  EXPECT_NEAR(*profile->value("GPU Speed Of Light Throughput", "Duration"), 175.84, 1e-9);
+  EXPECT_EQ(profile->source.size(), 192u);
+  EXPECT_FALSE(profile->raw.empty());
+  EXPECT_TRUE(fs::exists(dir / "out" / "softmax_kernel.source.csv"));
+  fs::remove_all(dir);
+}
+
+TEST(ProfileKernel, UnreadableExportIsADiagnostic) {
+  auto p = load_ncu_exports({{"details", "/nonexistent/x.details.csv"}});
+  ASSERT_FALSE(p.has_value());
+  EXPECT_EQ(p.error().stage, Stage::Profile);
+  auto none = load_ncu_exports({});
+  ASSERT_FALSE(none.has_value());
 }
 
 }  // namespace

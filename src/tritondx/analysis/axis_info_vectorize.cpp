@@ -808,9 +808,10 @@ std::vector<MemoryVectorization> analyze_memory_ops(const AxisInfoAnalysis& a) {
       mv.property = "layout";
       mv.culprit_value = op.operands[0];
       mv.explanation = fmt::format(
-          "The {} of {}{} uses vec={} (max {}) because its layout gives each thread only {} contiguous "
+          "The {} of {}{} uses vec={} (max {}) because the layout of `{}` gives each thread only {} contiguous "
           "element(s) along dimension {}: {}; pointer contiguity {} and alignment {} would allow more.",
-          x.kind, what, at_line, vec, mv.max_vec, layout_vec, o0, layout_text, num(f_contig), num(f_align));
+          x.kind, what, at_line, vec, mv.max_vec, strip_op(op), layout_vec, o0, layout_text, num(f_contig),
+          num(f_align));
       out.push_back(std::move(mv));
       continue;
     }

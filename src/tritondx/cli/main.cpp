@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tritondx/cli/commands.h"
+#include "tritondx/optimize/optimize_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"tritondx: diagnose and optimize Triton GPU kernels (Triton 3.6, sm_90)"};
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
   runners["rules"] = tdx::cli::add_rules_command(app);
   runners["run"] = tdx::cli::add_run_command(app);
   runners["axis-info"] = tdx::cli::add_axis_info_command(app);
+  runners["optimize"] = tdx::cli::add_optimize_command(app);
+  runners["recipes"] = tdx::cli::add_recipes_command(app);
   CLI11_PARSE(app, argc, argv);
   try {
     for (auto* sub : app.get_subcommands()) return runners.at(sub->get_name())();

@@ -8,7 +8,7 @@
 namespace tdx {
 
 namespace {
-constexpr std::array<std::pair<Stage, std::string_view>, 13> kStageNames{{
+constexpr std::array<std::pair<Stage, std::string_view>, 16> kStageNames{{
     {Stage::Source, "source"},
     {Stage::Task, "task"},
     {Stage::Bridge, "bridge"},
@@ -22,6 +22,9 @@ constexpr std::array<std::pair<Stage, std::string_view>, 13> kStageNames{{
     {Stage::WhatIf, "what-if"},
     {Stage::Store, "store"},
     {Stage::Profile, "profile"},
+    {Stage::Rewrite, "rewrite"},
+    {Stage::Llm, "llm"},
+    {Stage::Verify, "verify"},
 }};
 }  // namespace
 

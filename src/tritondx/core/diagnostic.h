@@ -25,6 +25,9 @@ enum class Stage {
   WhatIf,
   Store,
   Profile,  // GPU measurements: timing, Nsight Compute metrics and stall samples (L1)
+  Rewrite,  // a recipe or an LLM rewriting the source
+  Llm,      // the chat-completions endpoint and its replies
+  Verify,   // a candidate's correctness, timing and integrity checks
 };
 
 std::string_view stage_name(Stage stage);

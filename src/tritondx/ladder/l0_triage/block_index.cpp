@@ -75,7 +75,48 @@ void collect_conjuncts(const KernelView& view, const PyNode& e, std::vector<cons
   out.push_back(&e);
 }
 
+// The expression an index stands for: a name's assigned value, without broadcasts.
+const PyNode* index_value(const KernelView& view, const PyNode* n) {
+  for (int i = 0; n && i < kMaxDepth; ++i) {
+    if (n->type == "Subscript") n = n->child("value");
+    else if (n->type == "Name") {
+      const Definition* d = view.definition(*n);
+      if (!d || d->stmt->type != "Assign" || !d->value) return n;
+      n = d->value;
+    } else return n;
+  }
+  return n;
+}
+
+bool reaches(const KernelView& view, const PyNode& node, const PyNode& target, const std::string& target_text,
+             int depth) {
+  if (depth > kMaxDepth) return false;
+  const PyNode* v = index_value(view, &node);
+  if (!v) return false;
+  if (v == &target || (!target_text.empty() && v->type != "Name" && view.text(*v) == target_text)) return true;
+  auto go = [&](const PyNode* n) { return n && reaches(view, *n, target, target_text, depth + 1); };
+  if (v->type == "BinOp") {
+    std::string op = v->fields.value("op", "");
+    const PyNode* l = v->child("left");
+    const PyNode* r = v->child("right");
+    if (op == "Add" || op == "Sub") return go(l) || go(r);
+    if (op == "Mult") return (view.value(*r) == 1 && go(l)) || (view.value(*l) == 1 && go(r));
+    return false;
+  }
+  if (v->type == "Call") {
+    std::string name = call_name(*v);
+    if (name == "tl.multiple_of") return go(argument(*v, 0));
+  }
+  return false;
+}
+
 }  // namespace
+
+bool indexes_contiguously(const KernelView& view, const PyNode& address, const PyNode& index) {
+  const PyNode* target = index_value(view, &index);
+  if (!target) return false;
+  return reaches(view, address, *target, target->type == "Name" ? std::string() : view.text(*target), 0);
+}
 
 std::optional<long long> BlockIndex::blocks() const {
   if (block <= 0 || (start.hi - start.lo) % block != 0) return std::nullopt;

@@ -55,6 +55,11 @@ struct MaskedAccess {
 };
 std::vector<MaskedAccess> masked_accesses(const KernelView& view);
 
+// Does the address `address` use `index` (a node, or the value a name holding it was assigned)
+// along its contiguous dimension: through additions, broadcasts and multiplies by 1 only, with
+// no tl.max_contiguous on the way?
+bool indexes_contiguously(const KernelView& view, const PyNode& address, const PyNode& index);
+
 // The memory op moving the most elements per program (its pointer's shape).
 struct Tile {
   const PyNode* memop = nullptr;

@@ -65,7 +65,9 @@ void ExpInsteadOfExp2Rule::check(const KernelContext& ctx, FindingSink& sink) co
       rewrite = fmt::format("tl.exp2({} * (LOG2E / {}))", l, r);
 
     Finding f = finding_at(view, call->line);
-    f.symptom = fmt::format("{} with an affine argument: one extra multiply per element", view.text(*call));
+    f.symptom = affine == arg ? fmt::format("{} with an affine argument: one extra multiply per element", view.text(*call))
+                              : fmt::format("{} of {} = {}: one extra multiply per element", view.text(*call),
+                                            view.text(*arg), view.text(*affine));
     f.evidence.push_back(view.source(call->line, "tl.exp lowers to mul by log2(e) + ex2.approx.f32"));
     if (affine != arg) f.evidence.push_back(view.source(affine->line, "the argument is computed here"));
     f.cause = fmt::format("exp(x) is computed as ex2(x * log2(e)); the argument's {} could absorb the log2(e) "

@@ -15,8 +15,10 @@ class MissingAlignmentHintsRule final : public L0Rule {
     return "The captured launch guarantees an alignment fact that the compiler cannot infer. (1) An "
            "integer argument used in address or mask arithmetic is a multiple of 16 but the launch "
            "carries no tt.divisibility for it (do_not_specialize / do_not_specialize_on_alignment), so "
-           "AxisInfo treats it as divisible by 1 and loads/stores stay scalar: add "
-           "`x = tl.multiple_of(x, 16)` or let the JIT specialize it. (2) A block index wrapped with "
+           "AxisInfo treats it as divisible by 1 and loads/stores stay scalar: let the JIT specialize it. "
+           "`x = tl.multiple_of(x, 16)` does not help: Triton 3.6 sets the hint on the defining op, and a "
+           "kernel argument has none, so the hint is dropped (a hint on a value derived from it, such as "
+           "tl.full([BLOCK], x, tl.int32), is kept and silences the rule). (2) A block index wrapped with "
            "`% N` (the matmul tutorial's `(pid * BLOCK + tl.arange(0, BLOCK)) % N`) on the contiguous "
            "dimension, where N is not specialized: the remainder's contiguity becomes 1. When "
            "g = gcd(N, BLOCK) (a power of two part) is at least 2, runs of g lanes never wrap, so "
@@ -30,36 +32,6 @@ class MissingAlignmentHintsRule final : public L0Rule {
 };
 
 long long pow2_divisor(long long v) { return v == 0 ? 0 : (v & -v); }
-
-// Does `node` reach `target` through additions, broadcasts and multiplies by 1 only (the
-// contiguous dimension of an address)? A tl.max_contiguous on the way counts as hinted.
-bool reaches_contiguously(const KernelView& view, const PyNode& node, const PyNode& target, int depth = 0) {
-  if (depth > 32) return false;
-  if (&node == &target) return true;
-  auto go = [&](const PyNode* n) { return n && reaches_contiguously(view, *n, target, depth + 1); };
-  if (node.type == "Name") {
-    const Definition* d = view.definition(node);
-    return d && d->stmt->type == "Assign" && go(d->value);
-  }
-  if (node.type == "Subscript") return go(node.child("value"));
-  if (node.type == "BinOp") {
-    std::string op = node.fields.value("op", "");
-    const PyNode* l = node.child("left");
-    const PyNode* r = node.child("right");
-    if (op == "Add" || op == "Sub") return go(l) || go(r);
-    if (op == "Mult") {
-      auto lv = view.value(*l), rv = view.value(*r);
-      return (rv == 1 && go(l)) || (lv == 1 && go(r));
-    }
-    return false;
-  }
-  if (node.type == "Call") {
-    std::string name = call_name(node);
-    if (name == "tl.max_contiguous") return false;
-    if (name == "tl.multiple_of") return go(argument(node, 0));
-  }
-  return false;
-}
 
 void MissingAlignmentHintsRule::check(const KernelContext& ctx, FindingSink& sink) const {
   if (!has_l0_inputs(ctx)) return;
@@ -86,18 +58,30 @@ void MissingAlignmentHintsRule::check_unspecialized(const KernelView& view, Find
     if (param.is_constexpr || (sig != "i32" && sig != "i64" && sig != "u32" && sig != "u64")) continue;
     auto v = view.launch().int_arg(param.name);
     if (!v || *v == 0 || *v % 16 != 0 || view.has_divisibility_16(param.name)) continue;
-    bool hinted = false;  // the kernel already asserts it: x = tl.multiple_of(x, k)
-    for (const PyNode* h : view.calls({"tl.multiple_of"}))
-      if (const PyNode* a = argument(*h, 0); a && a->type == "Name" && a->str_field("id") == param.name) hinted = true;
-    if (hinted) continue;
+    // A tl.multiple_of on a value derived from the argument asserts the fact; one set directly on
+    // the argument is dropped by Triton 3.6 (a function argument has no defining op to carry it).
+    auto is_param = [&](const PyNode& n) {
+      return n.type == "Name" && n.str_field("id") == param.name && !view.definition(n);
+    };
+    const PyNode* dropped_hint = nullptr;
     const PyNode* use = nullptr;
-    for (const PyNode* e : index_exprs)
-      if (view.flows_from(*e, [&](const PyNode& n) {
-            return n.type == "Name" && n.str_field("id") == param.name && !view.definition(n);
-          })) {
+    for (const PyNode* e : index_exprs) {
+      bool reached = false;
+      view.visit_flow(*e, [&](const PyNode& n) {
+        if (reached) return false;
+        if (n.type == "Call" && call_name(n) == "tl.multiple_of") {
+          const PyNode* a = argument(n, 0);
+          if (!a || !is_param(*a)) return false;  // a kept hint: the fact is asserted on this path
+          dropped_hint = &n;
+        }
+        if (is_param(n)) reached = true;
+        return !reached;
+      });
+      if (reached) {
         use = e;
         break;
       }
+    }
     if (!use) continue;
     Finding f = finding_at(view, decorator_line);
     f.symptom = fmt::format("{}={} is a multiple of 16 but not specialized: the compiler assumes divisibility 1",
@@ -108,14 +92,22 @@ void MissingAlignmentHintsRule::check_unspecialized(const KernelView& view, Find
     f.evidence.push_back(view.source(use->line, fmt::format("{} takes part in {}", param.name, view.text(*use))));
     f.evidence.push_back(view.launch_evidence(fmt::format("{}={} ({} % 16 == 0), attrs carry no tt.divisibility",
                                                           param.name, *v, *v)));
+    if (dropped_hint)
+      f.evidence.push_back(view.source(dropped_hint->line, fmt::format("{} is set on the kernel argument itself, "
+                                                                       "which Triton 3.6 drops (the TTIR carries no "
+                                                                       "tt.divisibility for it)",
+                                                                       view.text(*dropped_hint))));
     f.cause = "without tt.divisibility the AxisInfo divisibility of the argument is 1, so addresses or masks built "
               "from it are not known to be 16-byte aligned and accesses are not vectorized";
     f.confidence = 0.6;
     long long hint = std::min<long long>(pow2_divisor(*v), 16);
     f.proposals.push_back({"add-multiple-of-hint",
-                           fmt::format("{0} = tl.multiple_of({0}, {1}) at the top of the kernel (true for the task's "
-                                       "shapes), or let the JIT specialize {0}",
-                                       param.name, hint),
+                           fmt::format("let the JIT specialize {0}: drop it from {2}, so that it gets "
+                                       "tt.divisibility = 16 when the launched value is a multiple of 16 (it is for "
+                                       "the task's shapes; `{0} = tl.multiple_of({0}, {1})` on the argument would be "
+                                       "dropped)",
+                                       param.name, hint,
+                                       param.do_not_specialize ? "do_not_specialize" : "do_not_specialize_on_alignment"),
                            {{"param", param.name}, {"multiple_of", hint}}});
     sink.report(std::move(f));
   }
@@ -137,7 +129,7 @@ void MissingAlignmentHintsRule::check_wrapped(const KernelView& view, FindingSin
     if (g < 2) continue;
     const PyNode* op = nullptr;
     for (const PyNode* m : view.calls({"tl.load", "tl.store"}))
-      if (const PyNode* p = KernelView::pointer_arg(*m); p && reaches_contiguously(view, *p, *mod)) {
+      if (const PyNode* p = KernelView::pointer_arg(*m); p && indexes_contiguously(view, *p, *mod)) {
         op = m;
         break;
       }

@@ -8,6 +8,7 @@ void register_l0_rules(RuleRegistry& registry) {
   registry.add(make_fp32_dot_rule());                         // l0-fp32-dot
   registry.add(make_int64_index_math_rule());                 // l0-int64-index-math
   registry.add(make_load_without_other_in_reduction_rule());  // l0-load-without-other-in-reduction
+  registry.add(make_mask_blocks_vectorization_rule());        // l0-mask-blocks-vectorization
   registry.add(make_masked_lanes_rule());                     // l0-masked-lanes
   registry.add(make_missing_alignment_hints_rule());          // l0-missing-alignment-hints
   registry.add(make_multi_pass_reduction_rule());             // l0-multi-pass-reduction
@@ -17,6 +18,7 @@ void register_l0_rules(RuleRegistry& registry) {
   registry.add(make_redundant_load_rule());                   // l0-redundant-load
   registry.add(make_scalar_python_loop_rule());               // l0-scalar-python-loop
   registry.add(make_tiny_block_rule());                       // l0-tiny-block
+  registry.add(make_ungrouped_tile_order_rule());             // l0-ungrouped-tile-order
   registry.add(make_unneeded_mask_rule());                    // l0-unneeded-mask
 }
 

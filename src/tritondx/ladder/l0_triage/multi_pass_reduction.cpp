@@ -78,12 +78,12 @@ void MultiPassReductionRule::check(const KernelContext& ctx, FindingSink& sink) 
       long long working_set = row_bytes * resident;
       if (working_set <= ctx.target->l2_bytes) {
         confidence = 0.6;
-        l2_note = fmt::format("; {} resident programs x {} bytes per row = {:.1f} MB fits the {:.0f} MB L2, so "
-                              "re-reads may partly hit L2 and the gain is an upper bound",
-                              resident, row_bytes, working_set / 1e6, ctx.target->l2_bytes / 1e6);
+        l2_note = fmt::format("; {} resident programs x {} bytes per row = {:.1f} MiB fits the {:.0f} MiB L2, "
+                              "so re-reads may partly hit L2 and the gain is an upper bound",
+                              resident, row_bytes, working_set / 1048576.0, ctx.target->l2_bytes / 1048576.0);
       } else {
-        l2_note = fmt::format("; {} resident programs x {} bytes per row = {:.1f} MB exceeds the {:.0f} MB L2",
-                              resident, row_bytes, working_set / 1e6, ctx.target->l2_bytes / 1e6);
+        l2_note = fmt::format("; {} resident programs x {} bytes per row = {:.1f} MiB exceeds the {:.0f} MiB L2",
+                              resident, row_bytes, working_set / 1048576.0, ctx.target->l2_bytes / 1048576.0);
       }
     }
 

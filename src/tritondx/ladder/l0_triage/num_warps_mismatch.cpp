@@ -52,8 +52,12 @@ void NumWarpsMismatchRule::report(const KernelView& view, FindingSink& sink, con
                                                         view.launch().options.contains("num_warps") ? "" : " (default)")));
   f.cause = std::move(cause);
   f.confidence = confidence;
-  f.proposals.push_back({"set-num-warps", fmt::format("launch with num_warps={}", proposed),
-                         {{"from", warps}, {"num_warps", proposed}}});
+  const KernelInfo* info = view.ctx().task ? view.ctx().task->kernel(view.ctx().kernel_name()) : nullptr;
+  bool autotuned = info && info->wrappers.is_array() && !info->wrappers.empty();
+  f.proposals.push_back({"set-num-warps",
+                         autotuned ? fmt::format("use num_warps={} in the autotune config the capture used", proposed)
+                                   : fmt::format("launch with num_warps={}", proposed),
+                         {{"from", warps}, {"num_warps", proposed}, {"autotuned", autotuned}}});
   sink.report(std::move(f));
 }
 

@@ -11,6 +11,7 @@ std::unique_ptr<Rule> make_exp_instead_of_exp2_rule();
 std::unique_ptr<Rule> make_fp32_dot_rule();
 std::unique_ptr<Rule> make_int64_index_math_rule();
 std::unique_ptr<Rule> make_load_without_other_in_reduction_rule();
+std::unique_ptr<Rule> make_mask_blocks_vectorization_rule();
 std::unique_ptr<Rule> make_masked_lanes_rule();
 std::unique_ptr<Rule> make_missing_alignment_hints_rule();
 std::unique_ptr<Rule> make_multi_pass_reduction_rule();
@@ -20,6 +21,7 @@ std::unique_ptr<Rule> make_one_program_per_element_rule();
 std::unique_ptr<Rule> make_redundant_load_rule();
 std::unique_ptr<Rule> make_scalar_python_loop_rule();
 std::unique_ptr<Rule> make_tiny_block_rule();
+std::unique_ptr<Rule> make_ungrouped_tile_order_rule();
 std::unique_ptr<Rule> make_unneeded_mask_rule();
 
 }  // namespace tdx

@@ -39,12 +39,20 @@ void UnneededMaskRule::check(const KernelContext& ctx, FindingSink& sink) const 
     bool unspecialized = false;
     std::vector<std::string> conditions;
     Finding f = finding_at(view, op->line);
-    f.symptom = fmt::format("mask {} is always true for the captured launch", view.text(*mask));
-    f.evidence.push_back(view.source(op->line, "masked access"));
+    std::string mask_text = view.text(*mask);
+    if (mask->type == "Name")
+      if (const Definition* d = view.definition(*mask); d && d->value) mask_text += " = " + view.text(*d->value);
+    f.symptom = fmt::format("mask {} is always true for the captured launch", mask_text);
+    // One evidence link per line: the access, then each bound comparison with its values.
+    std::vector<std::pair<int, std::string>> notes = {{op->line, "masked access"}};
     for (const auto& b : bounds) {
-      f.evidence.push_back(view.source(
-          b.compare->line, fmt::format("{}: index at most {} {} bound {}", view.text(*b.compare), b.index_range->hi,
-                                       b.upper ? "<" : ">=", b.limit_range->lo)));
+      std::string note = fmt::format("{}: index at most {} {} bound {}", view.text(*b.compare),
+                                     b.upper ? b.index_range->hi : b.index_range->lo,
+                                     b.upper ? (b.inclusive ? "<=" : "<") : (b.inclusive ? ">=" : ">"),
+                                     b.upper ? b.limit_range->lo : b.limit_range->hi);
+      auto same = std::find_if(notes.begin(), notes.end(), [&](const auto& n) { return n.first == b.compare->line; });
+      if (same != notes.end()) same->second += "; " + note;
+      else notes.emplace_back(b.compare->line, note);
       std::string limit = view.text(*b.limit);
       if (b.limit->type == "Name" && !view.definition(*b.limit) && view.is_param(limit) &&
           !view.has_divisibility_16(limit) && view.signature(limit) != "constexpr")
@@ -53,6 +61,7 @@ void UnneededMaskRule::check(const KernelContext& ctx, FindingSink& sink) const 
         if (const PyNode* size = argument(*bi->arange, 1))
           conditions.push_back(fmt::format("{} % {} == 0", limit, view.text(*size)));
     }
+    for (auto& [line, note] : notes) f.evidence.push_back(view.source(line, std::move(note)));
     f.evidence.push_back(view.launch_evidence(view.launch_values(*mask)));
     f.cause = "the grid and block sizes tile the bounds exactly, so no lane is ever masked; the mask still costs "
               "compares and predicates per element";

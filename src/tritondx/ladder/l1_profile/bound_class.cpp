@@ -35,12 +35,18 @@ class BoundClassRule final : public Rule {
            "classification, so it carries no gain of its own.";
   }
   RuleNeeds needs() const override { return RuleNeeds{.program = true, .measurement = true, .profile = true}; }
-  nlohmann::json options() const override { return {{"saturated_percent", saturated_}}; }
-  void configure(const nlohmann::json& o) override { saturated_ = o.value("saturated_percent", saturated_); }
+  nlohmann::json options() const override {
+    return {{"saturated_percent", saturated_}, {"near_roofline", near_roofline_}};
+  }
+  void configure(const nlohmann::json& o) override {
+    saturated_ = o.value("saturated_percent", saturated_);
+    near_roofline_ = o.value("near_roofline", near_roofline_);
+  }
   void check(const KernelContext& ctx, FindingSink& sink) const override;
 
  private:
-  double saturated_ = 70;  // a unit at or above this percent of its peak limits the kernel
+  double saturated_ = 70;      // a unit at or above this percent of its peak limits the kernel
+  double near_roofline_ = 0.85; // silent at or above this fraction of the roofline
 };
 
 // Kernel-wide stall samples by reason, largest first ("selected" is not a stall).
@@ -72,7 +78,10 @@ void BoundClassRule::check(const KernelContext& ctx, FindingSink& sink) const {
   for (const auto& u : units)
     if (u.percent > top->percent) top = &u;
   bool saturated = top->percent >= saturated_;
-  bool as_expected = saturated && ((r.bound == "memory" && top->name == "DRAM") || (r.bound == "compute" && top->name == "SM"));
+  // At its ceiling: a memory-bound workload with DRAM saturated (L2 may read higher: every DRAM
+  // byte also passes through it), a compute-bound one with the SM saturated, or near the roofline.
+  bool as_expected = (r.bound == "memory" && units[0].percent >= saturated_) ||
+                     (r.bound == "compute" && units[3].percent >= saturated_) || r.fraction >= near_roofline_;
   if (as_expected) return;
 
   int line = kernel_line(ctx);

@@ -83,7 +83,9 @@ void OccupancyLimiterRule::check(const KernelContext& ctx, FindingSink& sink) co
       ctx, line,
       fmt::format("ncu: theoretical occupancy {:.0f}% ({:.0f} warps per SM), achieved {:.1f}%", *theoretical, warps,
                   *achieved),
-      "resident warps per SM, of the 64 an H100/H200 SM can hold"));
+      fmt::format("resident warps per SM, of the {} an SM can hold", ctx.target && ctx.target->max_warps_per_sm > 0
+                                                                         ? ctx.target->max_warps_per_sm
+                                                                         : 64)));
   if (limiter) {
     std::string all;
     for (const auto& l : limits)

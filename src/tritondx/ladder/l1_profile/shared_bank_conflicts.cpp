@@ -37,7 +37,7 @@ class SharedBankConflictsRule final : public Rule {
 
  private:
   double min_excess_ = 0.2;  // excessive / total wavefronts of the line
-  double min_share_ = 0.05;  // the line's share of the kernel's shared wavefronts
+  double min_share_ = 0.05;  // the line's excessive wavefronts / all the kernel's shared wavefronts
 };
 
 // The line's shared buffer in the TTGIR: an op whose types name a shared-memory descriptor.
@@ -69,6 +69,22 @@ std::optional<SharedBuffer> shared_buffer(const KernelContext& ctx, int line) {
   return found;
 }
 
+// A warpgroup MMA (HGMMA, IGMMA, QGMMA, BGMMA: "@P0 HGMMA.64x64x16.F32 ..."), which reads its
+// operand tiles from shared memory through matrix descriptors.
+bool is_warpgroup_mma(std::string_view sass) {
+  size_t b = sass.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return false;
+  sass.remove_prefix(b);
+  if (sass.starts_with('@')) {
+    size_t e = sass.find_first_of(" \t");
+    if (e == std::string_view::npos) return false;
+    sass.remove_prefix(e);
+    sass.remove_prefix(std::min(sass.size(), sass.find_first_not_of(" \t")));
+  }
+  std::string_view opcode = sass.substr(0, sass.find_first_of(". \t"));
+  return opcode.size() == 5 && opcode.ends_with("GMMA");
+}
+
 void SharedBankConflictsRule::check(const KernelContext& ctx, FindingSink& sink) const {
   if (!ctx.profile || ctx.profile->source.empty()) return;
   const NcuProfile& p = *ctx.profile;
@@ -87,25 +103,37 @@ void SharedBankConflictsRule::check(const KernelContext& ctx, FindingSink& sink)
   if (auto headroom = roofline_headroom(ctx); headroom && kernel_gain > 0) kernel_gain = std::min(kernel_gain, *headroom);
 
   for (const auto& h : hot_lines(ctx)) {
-    if (h.shared_wavefronts <= 0 || h.shared_wavefronts_excessive <= 0) continue;
-    double excess = static_cast<double>(h.shared_wavefronts_excessive) / static_cast<double>(h.shared_wavefronts);
-    double share = static_cast<double>(h.shared_wavefronts_excessive) / static_cast<double>(kernel_excess);
-    double of_kernel = static_cast<double>(h.shared_wavefronts) / static_cast<double>(std::max(1LL, kernel_wavefronts));
-    if (excess < min_excess_ || of_kernel < min_share_) continue;
+    if (h.shared_wavefronts_excessive <= 0) continue;
     int line = h.loc.line;
+    // The line's shared accesses, without the warpgroup MMAs nvdisasm puts on it (their reads
+    // belong to the tl.dot and would dilute the ratio); the conflicting ones are quoted.
     std::vector<std::pair<const NcuSourceInstruction*, const SassInstruction*>> ins;
-    for (uint32_t off : h.addresses)
-      if (const auto* s = source_at(p, off); s && s->shared_wavefronts_excessive > 0) ins.emplace_back(s, sass_at(ctx, off));
+    long long wavefronts = 0, excessive = 0, mma_wavefronts = 0;
+    for (uint32_t off : h.addresses) {
+      const auto* s = source_at(p, off);
+      if (!s || s->shared_wavefronts <= 0) continue;
+      if (is_warpgroup_mma(s->sass) && s->shared_wavefronts_excessive <= 0) {
+        mma_wavefronts += s->shared_wavefronts;
+        continue;
+      }
+      wavefronts += s->shared_wavefronts;
+      excessive += s->shared_wavefronts_excessive;
+      if (s->shared_wavefronts_excessive > 0) ins.emplace_back(s, sass_at(ctx, off));
+    }
+    if (wavefronts <= 0) continue;
+    double excess = static_cast<double>(excessive) / static_cast<double>(wavefronts);
+    double share = static_cast<double>(excessive) / static_cast<double>(kernel_excess);
+    double of_kernel = static_cast<double>(excessive) / static_cast<double>(std::max(1LL, kernel_wavefronts));
+    if (excess < min_excess_ || of_kernel < min_share_) continue;
     std::stable_sort(ins.begin(), ins.end(), [](const auto& a, const auto& b) {
       return a.first->shared_wavefronts_excessive > b.first->shared_wavefronts_excessive;
     });
 
     Finding f = finding_at(ctx, line);
-    double ratio = static_cast<double>(h.shared_wavefronts) /
-                   static_cast<double>(std::max(1LL, h.shared_wavefronts - h.shared_wavefronts_excessive));
+    double ratio = static_cast<double>(wavefronts) / static_cast<double>(std::max(1LL, wavefronts - excessive));
     f.symptom = fmt::format("line {}'s shared-memory accesses take {:.1f}x the ideal wavefronts (bank conflicts: {} "
-                            "of {} wavefronts excessive)",
-                            line, ratio, count(h.shared_wavefronts_excessive), count(h.shared_wavefronts));
+                            "of {} wavefronts excessive, {} of the kernel's)",
+                            line, ratio, count(excessive), count(wavefronts), percent(of_kernel));
     f.evidence.push_back(ctx.source_evidence(line, fmt::format("{} of the kernel's excessive shared wavefronts", percent(share))));
     for (size_t k = 0; k < ins.size() && k < 2; ++k) {
       const auto& [s, i] = ins[k];
@@ -116,9 +144,11 @@ void SharedBankConflictsRule::check(const KernelContext& ctx, FindingSink& sink)
     }
     f.evidence.push_back(profile_evidence(
         ctx, line,
-        fmt::format("L1 Wavefronts Shared Excessive: {} of {} ({})", count(h.shared_wavefronts_excessive),
-                    count(h.shared_wavefronts), percent(excess)),
-        "summed over the line's instructions"));
+        fmt::format("L1 Wavefronts Shared Excessive: {} of {} ({})", count(excessive), count(wavefronts), percent(excess)),
+        mma_wavefronts > 0 ? fmt::format("summed over the line's shared accesses; the {} wavefronts of the tl.dot's "
+                                         "warpgroup MMA reads that nvdisasm puts on this line are left out",
+                                         count(mma_wavefronts))
+                           : std::string("summed over the line's shared accesses")));
     if (ncu_rule)
       f.evidence.push_back(profile_evidence(ctx, line, "ncu " + ncu_rule->rule + ": " + ncu_rule->description.substr(0, 200),
                                             fmt::format("ncu estimates {:.1f}% of the runtime", ncu_rule->estimated_speedup)));

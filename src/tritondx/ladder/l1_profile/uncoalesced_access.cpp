@@ -38,7 +38,7 @@ class UncoalescedAccessRule final : public Rule {
 
  private:
   double min_excess_ = 0.25;  // excessive / total sectors of the line
-  double min_share_ = 0.05;   // the line's share of the kernel's excessive sectors
+  double min_share_ = 0.05;   // the line's excessive sectors / all the kernel's L2 sectors
 };
 
 // Per-thread runs: accesses off the same base register at consecutive offsets of their width.
@@ -88,15 +88,25 @@ void UncoalescedAccessRule::check(const KernelContext& ctx, FindingSink& sink) c
   auto headroom = roofline_headroom(ctx);
   if (headroom && kernel_gain > 0) kernel_gain = std::min(kernel_gain, *headroom);
 
+  long long kernel_sectors = 0;
+  for (const auto& s : p.source) kernel_sectors += s.l2_sectors;
   for (const auto& h : hot_lines(ctx)) {
-    if (h.l2_sectors <= 0 || h.l2_sectors_excessive <= 0) continue;
-    double excess = static_cast<double>(h.l2_sectors_excessive) / static_cast<double>(h.l2_sectors);
-    double share = static_cast<double>(h.l2_sectors_excessive) / static_cast<double>(kernel_excess);
-    if (excess < min_excess_ || share < min_share_) continue;
+    if (h.l2_sectors_excessive <= 0) continue;
     int line = h.loc.line;
     std::vector<std::pair<const NcuSourceInstruction*, const SassInstruction*>> mem;
-    for (uint32_t off : h.addresses)
-      if (const auto* s = source_at(p, off); s && s->l2_sectors_excessive > 0) mem.emplace_back(s, sass_at(ctx, off));
+    long long sectors = 0, excessive = 0;
+    for (uint32_t off : h.addresses) {
+      const auto* s = source_at(p, off);
+      if (!s) continue;
+      sectors += s->l2_sectors;
+      excessive += s->l2_sectors_excessive;
+      if (s->l2_sectors_excessive > 0) mem.emplace_back(s, sass_at(ctx, off));
+    }
+    if (sectors <= 0) continue;
+    double excess = static_cast<double>(excessive) / static_cast<double>(sectors);
+    double share = static_cast<double>(excessive) / static_cast<double>(kernel_excess);
+    double of_kernel = static_cast<double>(excessive) / static_cast<double>(std::max(1LL, kernel_sectors));
+    if (excess < min_excess_ || of_kernel < min_share_) continue;
     std::stable_sort(mem.begin(), mem.end(),
                      [](const auto& a, const auto& b) { return a.first->l2_sectors_excessive > b.first->l2_sectors_excessive; });
     std::vector<const SassInstruction*> sass;
@@ -104,10 +114,10 @@ void UncoalescedAccessRule::check(const KernelContext& ctx, FindingSink& sink) c
       if (i) sass.push_back(i);
 
     Finding f = finding_at(ctx, line);
-    double ratio = static_cast<double>(h.l2_sectors) / static_cast<double>(h.l2_sectors - h.l2_sectors_excessive);
+    double ratio = static_cast<double>(sectors) / static_cast<double>(std::max(1LL, sectors - excessive));
     f.symptom = fmt::format("line {}'s global accesses touch {:.1f}x the L2 sectors they need ({} of {} sectors "
-                            "excessive)",
-                            line, ratio, count(h.l2_sectors_excessive), count(h.l2_sectors));
+                            "excessive, {} of the kernel's)",
+                            line, ratio, count(excessive), count(sectors), percent(of_kernel));
     f.evidence.push_back(ctx.source_evidence(line, fmt::format("{} of the kernel's excessive sectors", percent(share))));
     for (size_t k = 0; k < mem.size() && k < 3; ++k) {
       const auto& [s, i] = mem[k];
@@ -118,9 +128,9 @@ void UncoalescedAccessRule::check(const KernelContext& ctx, FindingSink& sink) c
     }
     f.evidence.push_back(profile_evidence(
         ctx, line,
-        fmt::format("L2 Theoretical Sectors Global Excessive: {} of {} ({})", count(h.l2_sectors_excessive),
-                    count(h.l2_sectors), percent(excess)),
-        "summed over the line's instructions"));
+        fmt::format("L2 Theoretical Sectors Global Excessive: {} of {} ({})", count(excessive), count(sectors),
+                    percent(excess)),
+        "summed over the line's global accesses"));
     if (ncu_rule)
       f.evidence.push_back(profile_evidence(ctx, line, "ncu UncoalescedGlobalAccess: " + ncu_rule->description.substr(0, 200),
                                             fmt::format("ncu estimates {:.1f}% of the runtime", ncu_rule->estimated_speedup)));

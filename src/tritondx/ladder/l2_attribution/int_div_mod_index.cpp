@@ -146,7 +146,7 @@ void IntDivModIndexRule::check(const KernelContext& ctx, FindingSink& sink) cons
                                                    : std::string("a per-element value"),
                             per_thread, address ? " in address arithmetic" : "");
     f.evidence.push_back(ir.source(line, "the index expression"));
-    f.evidence.push_back(ir.op(op, fmt::format("{} on tensor<{}>", op.name, format_dims(t.shape))));
+    f.evidence.push_back(ir.op(op, fmt::format("{} on a {}-element tensor: one per element", op.name, t.num_elements())));
     if (d.uniform && !d.constant) {
       if (const MlirOp* s = ir.def(op.operands[1])) f.evidence.push_back(ir.op(*s, "the divisor, uniform but unknown "
                                                                                "to the compiler"));

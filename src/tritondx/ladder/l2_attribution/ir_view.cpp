@@ -145,14 +145,14 @@ std::vector<const MlirOp*> IrView::users(std::string_view value) const {
   if (!users_) {
     users_ = std::make_unique<std::unordered_map<std::string, std::vector<int>>>();
     for (const auto& o : ttgir().ops)
-      for (const auto& v : o.operands) (*users_)[v].push_back(o.index);
+      for (const auto& v : o.operands) (*users_)[strip_result(v)].push_back(o.index);
   }
   std::vector<const MlirOp*> out;
   auto add = [&](const std::string& key) {
     if (auto it = users_->find(key); it != users_->end())
       for (int i : it->second) out.push_back(&ttgir().ops[static_cast<size_t>(i)]);
   };
-  add(std::string(value));
+  add(strip_result(value));
   return out;
 }
 

@@ -67,7 +67,7 @@ class IrView {
   int enclosing_loop(const MlirOp& op) const;
   int enclosing_loop(const MlirModule& m, const MlirOp& op) const;
   const MlirOp* def(std::string_view value) const { return ttgir().defining_op(strip_result(value)); }
-  // Ops whose operands use `value` (exact SSA name or one of its results).
+  // Ops whose operands use `value` or any result of the op defining it (`%x` matches `%x#1`).
   std::vector<const MlirOp*> users(std::string_view value) const;
   static std::string strip_result(std::string_view value);  // "%x#1" -> "%x"
 

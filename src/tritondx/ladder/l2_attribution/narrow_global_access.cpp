@@ -190,6 +190,9 @@ void NarrowGlobalAccessRule::check(const KernelContext& ctx, FindingSink& sink) 
     else
       why = "the lowering emitted narrower accesses than the layout allows";
     f.cause = fmt::format("{} instead of {}: {}.", vector_name(g.kind, widest), vector_name(g.kind, ideal_bits), why);
+    if (limiter != "mask" && remark && remark->message.find("mask is 1") != std::string::npos)
+      f.cause += " The mask is per element as well (the remark reports mask constancy 1), so fixing the alignment "
+                 "alone would not widen the access.";
     if (mv && !mv->explanation.empty()) f.cause += " " + mv->explanation;
     f.confidence = limiter == "unknown" ? 0.5 : 0.8;
     if (limiter == "mask")

@@ -17,9 +17,9 @@ class RegisterLimitedOccupancyRule final : public L2Rule {
            "DRAM latency with many warps in flight, so few resident warps leave bandwidth unused. The finding "
            "shows the register count, the occupancy arithmetic from the target description (register file, "
            "allocation granularity), the largest per-thread tensors of the TTGIR that hold those registers, and "
-           "the register count that would fit one more CTA per SM. Kernels whose time goes to MMA (a tl.dot) "
-           "often run well at low occupancy with software pipelining: for them the rule reports only very low "
-           "occupancy, with low confidence.";
+           "the register count that would fit one more CTA per SM. Kernels built around a tl.dot (tensor cores "
+           "or FMA) often run well at low occupancy with large tiles and software pipelining: for them the rule "
+           "reports only very low occupancy (below 12.5%), with low confidence.";
   }
   nlohmann::json options() const override {
     return {{"max_fraction", max_fraction_}, {"max_fraction_with_dot", max_fraction_with_dot_}};
@@ -40,8 +40,7 @@ void RegisterLimitedOccupancyRule::check(const KernelContext& ctx, FindingSink& 
   if (!ir.ready() || !ctx.summary || !ctx.target) return;
   const Occupancy& occ = ctx.summary->occupancy;
   if (occ.limiter != "registers") return;
-  bool mma = false;
-  for (const auto& d : ctx.summary->dots) mma = mma || d.mma == "wgmma" || d.mma == "mma.sync";
+  const bool mma = !ctx.summary->dots.empty();  // any dot, FMA included: compute-heavy
   const double limit = mma ? max_fraction_with_dot_ : max_fraction_;
   if (occ.fraction >= limit) return;
   const auto& res = ir.program().resources;
@@ -91,6 +90,13 @@ void RegisterLimitedOccupancyRule::check(const KernelContext& ctx, FindingSink& 
     big.emplace_back(regs, &op);
   }
   std::sort(big.begin(), big.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  // One entry per tensor type: a dot and the loop carrying its accumulator are one tensor.
+  for (size_t i = 1; i < big.size();) {
+    bool dup = false;
+    for (size_t j = 0; j < i; ++j) dup = dup || big[j].second->result_types[0].text == big[i].second->result_types[0].text;
+    if (dup) big.erase(big.begin() + static_cast<long>(i));
+    else ++i;
+  }
   for (size_t i = 0; i < big.size() && i < 2; ++i)
     f.evidence.push_back(ir.op(*big[i].second, fmt::format("{} {} {}: {:.0f} registers per thread",
                                                            big[i].second->name,
@@ -104,7 +110,7 @@ void RegisterLimitedOccupancyRule::check(const KernelContext& ctx, FindingSink& 
   if (fit > 0)
     f.cause += fmt::format("; at {} registers per thread {} CTA(s) would fit ({:.0f}% occupancy)", fit,
                            better.blocks_per_sm, better.fraction * 100);
-  f.cause += mma ? "; the kernel is MMA-based, where low occupancy with pipelining is often fine"
+  f.cause += mma ? "; the kernel is dot-based, where low occupancy with pipelining is often fine"
                  : "; a memory-bound kernel needs many warps in flight to cover DRAM latency";
   f.confidence = mma ? 0.3 : 0.6;
   f.proposals.push_back({"reduce-register-pressure",

@@ -114,7 +114,8 @@ void UncoalescedAccessRule::check(const KernelContext& ctx, FindingSink& sink) c
     auto sass = ir.sass_at(line, kind == "store" ? InstructionClass::GlobalStore : kind == "async-copy"
                                                                                      ? InstructionClass::AsyncCopy
                                                                                      : InstructionClass::GlobalLoad);
-    if (!sass.empty()) f.evidence.push_back(ir.sass(*sass.front(), fmt::format("{} in SASS", sass.size())));
+    if (!sass.empty())
+      f.evidence.push_back(ir.sass(*sass.front(), fmt::format("{} {} on this line in SASS", sass.size(), sass.front()->opcode)));
 
     const int64_t fast_stride_bytes = s.per_dim[fast] * elem_bytes;
     if (contiguous >= 0 && static_cast<size_t>(contiguous) != fast) {

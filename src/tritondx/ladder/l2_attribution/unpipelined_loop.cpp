@@ -27,8 +27,10 @@ int dot_operand_reached(const IrView& ir, const std::string& value) {
     if (!seen.insert(v).second) continue;
     for (const MlirOp* u : ir.users(v)) {
       if (is_dot(*u)) {
-        for (size_t i = 0; i < u->operands.size() && i < 3; ++i)
-          if (u->operands[i] == v) best = best < 0 ? static_cast<int>(i) : std::min(best, static_cast<int>(i));
+        for (size_t i = 0; i < u->operands.size() && i < 3; ++i) {
+          if (IrView::strip_result(u->operands[i]) != IrView::strip_result(v)) continue;
+          best = best < 0 ? static_cast<int>(i) : std::min(best, static_cast<int>(i));
+        }
         continue;
       }
       if (u->name == "scf.yield" || u->name == "scf.for") continue;

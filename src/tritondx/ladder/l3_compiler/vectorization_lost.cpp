@@ -18,7 +18,8 @@ namespace {
 bool is_kind(const PtxInstruction& i, const std::string& kind) {
   if (kind == "load") return i.opcode == "ld" && i.state_space == "global";
   if (kind == "store") return i.opcode == "st" && i.state_space == "global";
-  if (kind == "async-copy") return i.opcode == "cp" && i.has_modifier("async") && !i.has_modifier("bulk");
+  if (kind == "async-copy")  // copies only: commit_group / wait_group move nothing
+    return i.opcode == "cp" && i.has_modifier("async") && !i.has_modifier("bulk") && i.access_bits() > 0;
   return false;
 }
 

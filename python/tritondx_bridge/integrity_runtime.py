@@ -1,0 +1,496 @@
+"""Runtime integrity checks on an optimized candidate (benchmark-protocol.md section 2.3).
+
+The static check (C++, src/tritondx/integrity/) reads the source; these checks watch the
+candidate run, on CPU (the Triton interpreter, TRITON_INTERPRET=1) or on a GPU:
+
+  integrity-kernel-not-launched  launch() ran none of the module's Triton kernels
+  integrity-torch-compute        aten ops beyond allocation/view/copy ops and the original's
+                                 (TorchDispatchMode around the call, Triton launches excluded)
+  integrity-reads-reference      launch() called the task's `reference`
+  integrity-input-modified       an input differs from its pristine copy after the call
+  integrity-output-alias         an output shares storage with an input (the original's doesn't)
+  integrity-uninitialized-read   outputs change when fresh allocations hold NaN, then 1e30
+  integrity-output-cache         a stale result after the inputs change in place (same
+                                 pointers, same objects), or the same output storage twice
+  integrity-precision-downgrade  float64 error > 2x the original's + atol
+  integrity-timer-patch          launch() replaced a timer/event/comparison function (restored)
+  integrity-env-write            launch() changed os.environ (restored)
+  integrity-foreign-kernel (GPU) a GPU kernel that is not one of the module's Triton kernels,
+                                 a memset/memcpy, a fill/copy of an allowed op, or one the
+                                 original also ran (torch.profiler)
+  integrity-side-stream (GPU)    a kernel on another stream than the caller's
+
+Every check returns violations as {"id", "line": 0, "message"}; a check that cannot decide
+(the reference fails in float64, the original itself is nondeterministic) adds a note instead.
+"""
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+# aten ops (overload packet names) that allocate, view, move or describe data without computing.
+ALLOWED_ATEN = frozenset("""
+    _local_scalar_dense _reshape_alias _to_copy _unsafe_view alias arange as_strided chunk clone
+    contiguous copy_ detach diagonal empty empty_like empty_strided expand expand_as fill_ flatten full
+    full_like is_contiguous lift_fresh movedim narrow new_empty new_empty_strided new_full new_ones
+    new_zeros ones ones_like permute reshape select slice split split_with_sizes squeeze sym_numel sym_size
+    sym_storage_offset sym_stride t transpose unbind unflatten unsqueeze view view_as zero_ zeros zeros_like
+""".split())
+EMPTY_ATEN = frozenset("empty empty_like empty_strided new_empty new_empty_strided".split())
+# Poison for fresh allocations: (floating point, integer, bool) per run.
+POISONS = ((float("nan"), 0x5A, True), (1e30, 0x33, False))
+# rtol, atol by dtype, as in verify.py (benchmark-protocol.md section 2.2).
+DEFAULT_TOLERANCE = {
+    torch.float64: (1e-7, 1e-7),
+    torch.float32: (1e-4, 1e-5),
+    torch.float16: (1e-2, 1e-2),
+    torch.bfloat16: (2e-2, 2e-2),
+}
+# Functions a harness relies on to time and compare: (module path, attribute path).
+GUARDED_ATTRS = (
+    ("time", "perf_counter"), ("time", "perf_counter_ns"), ("time", "time"), ("time", "monotonic"),
+    ("time", "time_ns"), ("torch", "allclose"), ("torch", "equal"), ("torch", "isclose"),
+    ("torch.testing", "assert_close"), ("torch.cuda", "synchronize"), ("torch.cuda", "Event"),
+    ("torch.cuda", "Event.elapsed_time"), ("torch.cuda", "Event.record"), ("torch.cuda", "Event.synchronize"),
+    ("torch.cuda", "current_stream"), ("torch", "Tensor.__eq__"), ("torch", "Tensor.clone"),
+    ("triton", "testing.do_bench"), ("triton", "testing.do_bench_cudagraph"),
+    ("triton", "runtime.driver"),
+)
+# GPU kernels PyTorch runs for the allowed ops (fills for zeros/full, copies for clone/copy_).
+ALLOWED_TORCH_KERNEL_PATTERNS = ("FillFunctor", "fill_kernel", "copy_kernel", "direct_copy", "CatArrayBatchedCopy")
+
+
+def load_module(path):
+    """Imports a task file as its own module (no validation: works under TRITON_INTERPRET=1)."""
+    path = os.path.abspath(path)
+    name = f"tritondx_integrity_{abs(hash(path))}_{len(sys.modules)}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, os.path.dirname(path))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.pop(0)
+    return module
+
+
+def module_kernels(module):
+    """name -> the innermost JITFunction/InterpretedFunction of each kernel the module defines."""
+    out = {}
+    for value in list(vars(module).values()):
+        obj, depth = value, 0
+        while obj is not None and depth < 8 and not _is_kernel_fn(obj):
+            obj, depth = getattr(obj, "fn", None), depth + 1
+        if obj is None or not _is_kernel_fn(obj):
+            continue
+        fn = getattr(obj, "fn", None)
+        if getattr(fn, "__module__", None) == module.__name__:
+            out[fn.__name__] = obj
+    return out
+
+
+def _is_kernel_fn(obj):
+    from triton.runtime.jit import JITFunction
+    try:
+        from triton.runtime.interpreter import InterpretedFunction
+    except ImportError:  # pragma: no cover - older Triton
+        InterpretedFunction = ()
+    return isinstance(obj, (JITFunction, InterpretedFunction))
+
+
+def as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x, )
+
+
+def clone_inputs(inputs):
+    return tuple(x.clone() if torch.is_tensor(x) else x for x in inputs)
+
+
+class _Watch(TorchDispatchMode):
+    """Records the aten ops of one launch() call (Triton launches excluded), counts the
+    module's kernel launches and calls to `reference`, and poisons fresh allocations."""
+
+    def __init__(self, module, poison=None):
+        super().__init__()
+        self.module = module
+        self.poison = poison
+        self.ops = {}
+        self.launches = []
+        self.reference_calls = 0
+        self._in_triton = 0
+        self._patched = []
+        self.patched_attrs = []  # "time.perf_counter", ... replaced during the call
+        self.env_changes = []    # environment variables set, changed or removed during the call
+
+    def __enter__(self):
+        self._guarded = {name: (owner, attr, value) for name, owner, attr, value in _guarded_values()}
+        self._environ = dict(os.environ)
+        for name, fn in module_kernels(self.module).items():
+            self._patch_kernel(name, fn)
+        real_reference = getattr(self.module, "reference", None)
+        if callable(real_reference):
+            def spy(*args, **kwargs):
+                self.reference_calls += 1
+                return real_reference(*args, **kwargs)
+            setattr(self.module, "reference", spy)
+            self._patched.append(lambda: setattr(self.module, "reference", real_reference))
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        try:
+            return super().__exit__(*exc)
+        finally:
+            for undo in reversed(self._patched):
+                undo()
+            self._patched.clear()
+            self._restore_guarded()
+
+    def _restore_guarded(self):
+        for name, owner, attr, value in _guarded_values():
+            before = self._guarded.get(name)
+            if before is not None and before[2] is not value:
+                self.patched_attrs.append(name)
+                setattr(before[0], before[1], before[2])
+        now = dict(os.environ)
+        for key in sorted(set(now) | set(self._environ)):
+            if now.get(key) != self._environ.get(key):
+                self.env_changes.append(key)
+        if self.env_changes:
+            os.environ.clear()
+            os.environ.update(self._environ)
+
+    def _patch_kernel(self, name, fn):
+        real_run = fn.run
+
+        def run(*args, **kwargs):
+            self.launches.append(name)
+            self._in_triton += 1
+            try:
+                return real_run(*args, **kwargs)
+            finally:
+                self._in_triton -= 1
+
+        fn.run = run
+        self._patched.append(lambda: fn.__dict__.pop("run", None))
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if self._in_triton:
+            return out
+        name = func.overloadpacket.__name__
+        self.ops[name] = self.ops.get(name, 0) + 1
+        if self.poison is not None and name in EMPTY_ATEN and torch.is_tensor(out):
+            _fill(out, self.poison)
+        return out
+
+
+def _guarded_values():
+    """(name, owner object, attribute, current value) of every GUARDED_ATTRS entry that exists."""
+    out = []
+    for module_name, path in GUARDED_ATTRS:
+        owner = sys.modules.get(module_name)
+        parts = path.split(".")
+        for part in parts[:-1]:
+            owner = getattr(owner, part, None) if owner is not None else None
+        if owner is None or not hasattr(owner, parts[-1]):
+            continue
+        out.append((f"{module_name}.{path}", owner, parts[-1], getattr(owner, parts[-1])))
+    return out
+
+
+def _fill(t, poison):
+    if t.numel() == 0:
+        return
+    if t.is_floating_point() or t.is_complex():
+        t.fill_(poison[0])
+    elif t.dtype == torch.bool:
+        t.fill_(poison[2])
+    else:
+        t.fill_(poison[1])
+
+
+def _sync(device):
+    if device == "cuda" and torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def watched_call(module, inputs, device, poison=None):
+    with _Watch(module, poison) as watch:
+        out = as_tuple(module.launch(*inputs))
+    _sync(device)
+    return out, watch
+
+
+def reference64(module, inputs):
+    """The reference in float64 when it accepts it (else in the inputs' dtypes), on clones."""
+    ref = module.reference
+    try:
+        ups = [x.detach().to(torch.float64) if torch.is_tensor(x) and x.is_floating_point()
+               else (x.clone() if torch.is_tensor(x) else x) for x in inputs]
+        return as_tuple(ref(*ups))
+    except Exception:  # noqa: BLE001 - some references need their dtype
+        return as_tuple(ref(*clone_inputs(inputs)))
+
+
+def tolerance(module, dtype):
+    rtol, atol = DEFAULT_TOLERANCE.get(dtype, (0.0, 0.0))
+    override = getattr(module, "TOLERANCE", None)
+    if isinstance(override, dict):
+        rtol, atol = override.get("rtol", rtol), override.get("atol", atol)
+    return rtol, atol
+
+
+def close(module, outs, refs):
+    """All outputs within the task's tolerance of the reference (NaN never passes)."""
+    if len(outs) != len(refs):
+        return False
+    for o, r in zip(outs, refs):
+        if not torch.is_tensor(o):
+            if o != r:
+                return False
+            continue
+        if not torch.is_tensor(r) or tuple(o.shape) != tuple(r.shape):
+            return False
+        if not o.is_floating_point():
+            if not torch.equal(o.cpu(), r.to(o.dtype).cpu()):
+                return False
+            continue
+        rtol, atol = tolerance(module, o.dtype)
+        o64, r64 = o.detach().double(), r.detach().double().to(o.device)
+        ok = (o64 - r64).abs() <= atol + rtol * r64.abs()
+        ok |= torch.isnan(o64) & torch.isnan(r64)
+        ok |= torch.isinf(o64) & torch.isinf(r64) & (torch.sign(o64) == torch.sign(r64))
+        if not bool(ok.all()):
+            return False
+    return True
+
+
+def bitwise_same(a, b):
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if not torch.is_tensor(x) or not torch.is_tensor(y):
+            if x != y:
+                return False
+            continue
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return False
+        same = x == y
+        if x.is_floating_point():
+            same |= torch.isnan(x) & torch.isnan(y)
+        if not bool(same.all()):
+            return False
+    return True
+
+
+def max_error(outs, refs):
+    """Largest |out - ref| over floating outputs, or None if an output is non-finite where the
+    reference is finite (a correctness failure, not a precision question)."""
+    worst = 0.0
+    for o, r in zip(outs, refs):
+        if not (torch.is_tensor(o) and torch.is_tensor(r) and o.is_floating_point()) or o.shape != r.shape:
+            continue
+        o64, r64 = o.detach().double(), r.detach().double().to(o.device)
+        finite = torch.isfinite(r64)
+        if bool((~torch.isfinite(o64) & finite).any()):
+            return None
+        if bool(finite.any()):
+            worst = max(worst, float((o64 - r64).abs()[finite].max()))
+    return worst
+
+
+def aliases(outs, inputs):
+    pairs = set()
+    for i, o in enumerate(outs):
+        for j, x in enumerate(inputs):
+            if torch.is_tensor(o) and torch.is_tensor(x) and o.numel() and x.numel() and \
+                    o.untyped_storage().data_ptr() == x.untyped_storage().data_ptr():
+                pairs.add((i, j))
+    return pairs
+
+
+def storages(outs):
+    return {o.untyped_storage().data_ptr() for o in outs if torch.is_tensor(o) and o.numel()}
+
+
+class Report:
+    def __init__(self):
+        self.violations = []
+        self.notes = []
+
+    def violation(self, check_id, message):
+        if not any(v["id"] == check_id and v["message"] == message for v in self.violations):
+            self.violations.append({"id": check_id, "line": 0, "message": message})
+
+    def note(self, message):
+        self.notes.append(message)
+
+
+def check_candidate(candidate, original, input_sets, device="cpu", gpu_profile=None):
+    """Runs every runtime check on module `candidate` against module `original` (may be the
+    same module). `input_sets`: at least two independent input tuples of the same shapes.
+    Returns {"passed", "violations", "notes", "launches", "aten_ops", "gpu_kernels"?}."""
+    if len(input_sets) < 2:
+        raise ValueError("check_candidate needs two input sets")
+    rep = Report()
+    set0, set1 = tuple(input_sets[0]), tuple(input_sets[1])
+    ref0 = reference64(original, set0)
+
+    # The original, for what it is allowed to do (its aten ops, aliases, error).
+    o_in = clone_inputs(set0)
+    o_out, o_watch = watched_call(original, o_in, device)
+    allowed = ALLOWED_ATEN | set(o_watch.ops)
+    o_alias = aliases(o_out, o_in)
+
+    # Run A: fresh allocations hold NaN.
+    a_in = clone_inputs(set0)
+    a_out, a_watch = watched_call(candidate, a_in, device, POISONS[0])
+    if not a_watch.launches:
+        rep.violation("integrity-kernel-not-launched", "launch() ran none of the module's Triton kernels")
+    extra = sorted(set(a_watch.ops) - allowed)
+    if extra:
+        rep.violation("integrity-torch-compute",
+                      "launch() computed with PyTorch: aten ops " + ", ".join(extra) +
+                      " (allowed: allocation, view and copy ops, and the original launch's ops)")
+    if a_watch.reference_calls:
+        rep.violation("integrity-reads-reference", f"launch() called reference() {a_watch.reference_calls} time(s)")
+    for i, (x, p) in enumerate(zip(a_in, set0)):
+        if torch.is_tensor(x) and not bitwise_same((x, ), (p, )):
+            rep.violation("integrity-input-modified", f"launch() modified input {i}")
+    for i, j in sorted(aliases(a_out, a_in) - o_alias):
+        rep.violation("integrity-output-alias", f"output {i} shares memory with input {j}")
+    a_ok = close(original, a_out, ref0)
+    if not a_ok:
+        rep.note("the candidate's output is not within tolerance of the reference on the first input set")
+
+    # Run B: fresh allocations hold 1e30; same inputs -> the same bits.
+    b_in = clone_inputs(set0)
+    b_out, b_watch = watched_call(candidate, b_in, device, POISONS[1])
+    if not bitwise_same(a_out, b_out):
+        o2_out, _ = watched_call(original, clone_inputs(set0), device, POISONS[1])
+        o1_out, _ = watched_call(original, clone_inputs(set0), device, POISONS[0])
+        if bitwise_same(o1_out, o2_out):
+            rep.violation("integrity-uninitialized-read",
+                          "the outputs change with what freshly allocated memory held (NaN, then 1e30): "
+                          "the candidate returns memory it never wrote")
+        else:
+            rep.note("outputs differ between runs for the original too (nondeterministic): uninitialized-read "
+                     "check skipped")
+
+    # Run C: the inputs of run B change in place (same objects, same pointers).
+    for x, y in zip(b_in, set1):
+        if torch.is_tensor(x):
+            x.copy_(y)
+    c_out, c_watch = watched_call(candidate, b_in, device)
+    if (storages(c_out) & storages(b_out)) - storages(b_in):
+        rep.violation("integrity-output-cache",
+                      "launch() returned output storage it had already returned for an earlier call")
+    if a_ok and not close(original, c_out, reference64(original, set1)):
+        rep.violation("integrity-output-cache",
+                      "after the inputs changed in place (same tensors, same pointers), launch() returned a result "
+                      "that no longer matches the reference: it reuses an earlier result")
+
+    # Patched timers/comparisons and environment writes (undone after each call).
+    for name in sorted({n for w in (a_watch, b_watch, c_watch) for n in w.patched_attrs}):
+        rep.violation("integrity-timer-patch", f"launch() replaced {name} (restored by the checker)")
+    env = sorted({k for w in (a_watch, b_watch, c_watch) for k in w.env_changes})
+    if env:
+        rep.violation("integrity-env-write", "launch() changed environment variables " + ", ".join(env) +
+                      " (restored by the checker)")
+
+    # Precision: float64 error at most 2x the original's + atol.
+    err_c, err_o = max_error(a_out, ref0), max_error(o_out, ref0)
+    if err_c is not None and err_o is not None:
+        dtypes = [o.dtype for o in a_out if torch.is_tensor(o) and o.is_floating_point()]
+        atol = max((tolerance(original, d)[1] for d in dtypes), default=0.0)
+        if err_c > 2 * err_o + atol:
+            rep.violation("integrity-precision-downgrade",
+                          f"max |error| vs the float64 reference is {err_c:.3g}, the original's {err_o:.3g}: more "
+                          f"than 2x the original's + atol ({atol:.3g})")
+    elif err_c is None:
+        rep.note("non-finite outputs where the reference is finite: precision check skipped")
+
+    result = {"launches": len(a_watch.launches), "aten_ops": sorted(a_watch.ops)}
+    if device == "cuda" and gpu_profile is not False and torch.cuda.is_available():
+        result["gpu_kernels"] = gpu_checks(candidate, original, set0, rep)
+    result.update({"passed": not rep.violations, "violations": rep.violations, "notes": rep.notes})
+    return result
+
+
+def profile_kernels(module, inputs):
+    """[(name, stream, is_marker)] of every GPU kernel/memset/memcpy during one launch() call;
+    a marker fill on the current stream comes first, so its stream is the caller's."""
+    from torch.profiler import ProfilerActivity, profile
+    marker = torch.empty(1, device="cuda")
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        marker.fill_(7.0)
+        module.launch(*inputs)
+        torch.cuda.synchronize()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "trace.json")
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            trace = json.load(f)
+    events = [e for e in trace.get("traceEvents", []) if e.get("cat") in ("kernel", "gpu_memset", "gpu_memcpy")]
+    events.sort(key=lambda e: e.get("ts", 0))
+    return [{"name": e.get("name", ""), "cat": e.get("cat"), "stream": (e.get("args") or {}).get("stream")}
+            for e in events]
+
+
+def gpu_checks(candidate, original, inputs, rep):
+    """integrity-foreign-kernel and integrity-side-stream from one profiled call each."""
+    orig = profile_kernels(original, clone_inputs(inputs))
+    cand = profile_kernels(candidate, clone_inputs(inputs))
+    if not cand or cand[0]["cat"] != "kernel":
+        rep.note("the profiler recorded no marker kernel: GPU checks skipped")
+        return cand
+    current = cand[0]["stream"]
+    own = set(module_kernels(candidate))
+    orig_names = {e["name"] for e in orig[1:]}
+    for e in cand[1:]:
+        if e["cat"] == "kernel":
+            name = e["name"]
+            ok = name in own or any(name.startswith(k) for k in own) or name in orig_names or \
+                any(p in name for p in ALLOWED_TORCH_KERNEL_PATTERNS)
+            if not ok:
+                rep.violation("integrity-foreign-kernel",
+                              f"GPU kernel {name!r} is not a Triton kernel of the module (nor a memset/memcpy)")
+        if current is not None and e["stream"] is not None and e["stream"] != current:
+            rep.violation("integrity-side-stream",
+                          f"{e['cat']} {e['name']!r} ran on stream {e['stream']}, the caller's is {current}")
+    return cand[1:]
+
+
+def run_integrity(task_module, request, make_inputs, device):
+    """The `run` verb's "integrity" option ({"original"?: path, "gpu_profile"?: true}) -> the
+    report. `make_inputs(i)` returns the i-th fresh input set (two are used)."""
+    request = request if isinstance(request, dict) else {}
+    original = load_module(request["original"]) if request.get("original") else task_module
+    return check_candidate(task_module, original, [make_inputs(0), make_inputs(1)], device,
+                           gpu_profile=bool(request.get("gpu_profile", True)))
+
+
+def cpu_reply(request):
+    """`run` with {"integrity": {"device": "cpu", ...}} on a machine without a GPU: the runtime
+    checks only, under the Triton interpreter, on make_inputs("cpu") (small tasks only: the
+    interpreter is slow)."""
+    os.environ["TRITON_INTERPRET"] = "1"  # read when the task's @triton.jit runs, below
+    from .errors import BridgeError
+    path = request.get("task")
+    if not path or not os.path.isfile(path):
+        raise BridgeError("file-missing", f"task file not found: {path}", file=path or "")
+    module = load_module(path)
+    seed = int(request.get("seed", 1234))
+
+    def make_inputs(i):
+        torch.manual_seed(seed + 200 + i)
+        return as_tuple(module.make_inputs("cpu"))
+
+    return {"device": "cpu", "torch": torch.__version__, "correctness": None, "timing": None, "graph": None,
+            "recheck": None, "integrity": run_integrity(module, request["integrity"], make_inputs, "cpu")}

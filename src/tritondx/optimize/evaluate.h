@@ -1,0 +1,71 @@
+// Evaluating one candidate: compile it, re-diagnose it (L0-L3), check that the finding it
+// targeted is gone, check its integrity, and (with a GPU) its correctness and timing.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tritondx/integrity/integrity.h"
+#include "tritondx/ladder/ladder.h"
+#include "tritondx/measure/measurement.h"
+#include "tritondx/rewrite/candidate.h"
+
+namespace tdx {
+
+enum class GpuMode { Auto, On, Off };
+
+struct EvaluateOptions {
+  bool gpu = false;          // measure correctness and timing with the bridge's `run` verb
+  bool gpu_optional = false; // without a visible GPU, go on unmeasured instead of rejecting
+  bool what_if = true;       // L3 what-if compiles during re-diagnosis
+  LadderOptions ladder;      // how far re-diagnosis climbs
+  std::string target = "nvidia-h200";
+  // The original task, for the integrity checks (static, and at runtime on the GPU); null for
+  // the original itself.
+  const integrity::TaskSource* original = nullptr;
+};
+
+// What a candidate's evaluation found. `verdict` is "verified" (every check that could run
+// passed) or "rejected" with the stage and reason.
+struct Evaluation {
+  std::string verdict = "rejected";
+  std::string reject_stage;   // "compile" | "integrity" | "correctness" | "timing" | "diagnosis"
+  std::string reject_reason;
+  std::string reject_kind;    // the bridge's error kind ("no-gpu", "compile-error", "timeout", ...)
+  std::optional<bool> target_gone;     // null for the original kernel
+  std::string target_note;             // where the targeted finding was looked for, what was found
+  std::unique_ptr<DiagnosisSession> session;  // kept for expanding the candidate
+  std::optional<Diagnosis> diagnosis;
+  std::optional<Measurement> measurement;
+  std::optional<Roofline> roofline;
+  double static_seconds = 0;   // the static cost model's estimate (worst kernel), 0 if unknown
+  double residual_gain = 1;    // what the confident findings still promise
+  bool gpu_missing = false;    // a measurement was asked for, but no GPU is visible
+  std::vector<nlohmann::json> integrity;  // violations (each {id, line, message})
+  double seconds = 0;          // wall time of this evaluation
+
+  bool verified() const { return verdict == "verified"; }
+  bool measured() const { return measurement && measurement->timing.has_value(); }
+  double median_ms() const { return measured() ? measurement->timing->median_ms : 0; }
+};
+
+class Bridge;
+class RuleRegistry;
+
+// Evaluates the task file at `path` (already written). `parent_source`/`candidate` say what the
+// rewrite targeted; both are null for the original kernel.
+Evaluation evaluate_task(const Bridge& bridge, const RuleRegistry& rules, const std::string& path,
+                         const std::string& artifacts_dir, const EvaluateOptions& options,
+                         const std::string* parent_source, const Candidate* candidate);
+
+// Was the targeted finding reported again at the line the rewrite moved it to?
+std::pair<bool, std::string> target_gone(const Diagnosis& after, const Candidate& candidate,
+                                         const std::string& parent_source);
+
+nlohmann::json evaluation_to_json(const Evaluation& e);
+
+}  // namespace tdx

@@ -1,0 +1,54 @@
+#include "tritondx/optimize/optimize_command.h"
+
+#include <iostream>
+#include <memory>
+
+#include "tritondx/optimize/optimize_report.h"
+#include "tritondx/optimize/search.h"
+
+namespace tdx::cli {
+
+Runner add_optimize_command(CLI::App& app) {
+  auto o = std::make_shared<OptimizeOptions>();
+  auto gpu = std::make_shared<std::string>("auto");
+  auto format = std::make_shared<std::string>("text");
+  auto* cmd = app.add_subcommand(
+      "optimize", "Rewrite the kernel from its diagnosis, verify each candidate, keep the best, and report");
+  cmd->add_option("task", o->task_path, "Task file (see docs/task-format.md)")->required();
+  cmd->add_option("--out", o->out_dir, "Output folder (default: <task dir>/<task stem>.tritondx/)");
+  cmd->add_option("--store", o->store_path, "SQLite store (default: <out>/store.sqlite)");
+  cmd->add_flag("--resume", o->resume, "Continue the latest unfinished run of this task in the store");
+  cmd->add_option("--gpu", *gpu, "Measure correctness and timing on the GPU: auto (if one is visible), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  cmd->add_option("--max-candidates", o->max_candidates, "Candidates to evaluate at most")->check(CLI::Range(0, 10000));
+  cmd->add_option("--max-seconds", o->max_seconds, "Wall-time budget of the search")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-depth", o->max_depth, "Rewrites stacked on the original at most")->check(CLI::Range(1, 64));
+  cmd->add_option("--min-gain", o->min_gain, "A child must beat its parent by this fraction")->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--llm", o->llm, "Also ask the configured LLM endpoint for candidates (see docs/llm.md)");
+  cmd->add_option("--llm-config", o->llm_config, "LLM configuration file (JSON)");
+  cmd->add_option("--target", o->target, "Target description under targets/");
+  cmd->add_option("--format", *format, "Terminal output")->check(CLI::IsMember({"text", "json", "markdown"}));
+  return [o, gpu, format] {
+    o->gpu = *gpu == "on" ? GpuMode::On : *gpu == "off" ? GpuMode::Off : GpuMode::Auto;
+    Bridge bridge(BridgeConfig::from_environment());
+    auto result = optimize(bridge, *o);
+    if (!result) {
+      std::cerr << "error: " << result.error().to_string()
+                << "\n(everything evaluated so far is in the store; `--resume` continues)\n";
+      return 1;
+    }
+    auto written = write_optimize_outputs(*result);
+    if (*format == "json") std::cout << optimize_to_json(*result).dump(2) << "\n";
+    else if (*format == "markdown") std::cout << render_optimize_markdown(*result);
+    else std::cout << render_optimize_text(*result);
+    if (!written) {
+      std::cerr << "error: " << written.error().to_string() << "\n";
+      return 1;
+    }
+    if (*format == "text")
+      for (const auto& p : *written) std::cout << "  wrote " << p << "\n";
+    return 0;
+  };
+}
+
+}  // namespace tdx::cli

@@ -1,0 +1,26 @@
+// What `tritondx optimize` is asked to do, and its budgets.
+#pragma once
+
+#include <string>
+
+#include "tritondx/optimize/evaluate.h"
+
+namespace tdx {
+
+struct OptimizeOptions {
+  std::string task_path;
+  std::string out_dir;        // empty: <task dir>/<task stem>.tritondx/
+  std::string store_path;     // empty: <out_dir>/store.sqlite
+  bool resume = false;        // continue the latest unfinished run of this task in the store
+  GpuMode gpu = GpuMode::Auto;
+  int max_candidates = 24;    // candidates evaluated (each: compile, re-diagnose, run on the GPU if any)
+  double max_seconds = 1800;  // wall-time budget of the search
+  int max_depth = 4;          // rewrites stacked on the original at most
+  double min_gain = 0.02;     // a child must beat its parent by this fraction to count as progress
+  double near_roofline = 0.9; // stop once the best kernel reaches this fraction of its roofline floor
+  bool llm = false;           // also ask the configured LLM endpoint for candidates
+  std::string llm_config;     // JSON config file for the LLM (else the environment)
+  std::string target = "nvidia-h200";
+};
+
+}  // namespace tdx

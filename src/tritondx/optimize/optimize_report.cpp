@@ -1,0 +1,269 @@
+#include "tritondx/optimize/optimize_report.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "tritondx/core/check.h"
+
+#include "tritondx/report/html.h"
+
+namespace tdx {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const SearchNode* node_by_id(const OptimizeResult& r, long long id) {
+  for (const auto& n : r.nodes)
+    if (n.id == id) return &n;
+  return nullptr;
+}
+
+// The finding of `parent` that the rewrite of `child` targeted.
+const Finding* targeted_finding(const SearchNode& parent, const SearchNode& child) {
+  for (const auto& f : parent.findings)
+    for (const auto& t : child.candidate.targets)
+      if (f.rule_id == t && f.loc.line == child.candidate.target_loc.line) return &f;
+  return nullptr;
+}
+
+std::string time_text(const Score& s) {
+  if (s.measured) return fmt::format("{:.4f} ms (p10 {:.4f}, p90 {:.4f}, {} reps)", s.median_ms, s.p10_ms, s.p90_ms, s.reps);
+  if (s.static_seconds > 0) return fmt::format("not measured (static estimate {:.4f} ms)", s.static_seconds * 1e3);
+  return "not measured";
+}
+
+std::string speedup_text(const Score& before, const Score& after) {
+  if (before.measured && after.measured && after.median_ms > 0)
+    return fmt::format("{:.2f}x measured", before.median_ms / after.median_ms);
+  if (before.static_seconds > 0 && after.static_seconds > 0)
+    return fmt::format("{:.2f}x by the static cost model (not measured)", before.static_seconds / after.static_seconds);
+  return "not measured";
+}
+
+nlohmann::json node_json(const OptimizeResult& r, const SearchNode& n) {
+  nlohmann::json j{{"id", n.id},
+                   {"parent", n.parent ? nlohmann::json(n.parent) : nlohmann::json()},
+                   {"generation", n.generation},
+                   {"rewriter", n.candidate.rewriter},
+                   {"recipe", n.candidate.recipe},
+                   {"targets", n.candidate.targets},
+                   {"target_line", n.candidate.target_loc.line},
+                   {"description", n.candidate.description},
+                   {"status", n.status},
+                   {"score", n.score.to_json()},
+                   {"path", n.path},
+                   {"diff", n.candidate.diff},
+                   {"findings", n.findings.size()}};
+  if (!n.reject_stage.empty()) j["reject"] = {{"stage", n.reject_stage}, {"reason", n.reject_reason}};
+  if (n.target_gone) j["target_gone"] = {{"gone", *n.target_gone}, {"note", n.target_note}};
+  if (const SearchNode* p = n.parent ? node_by_id(r, n.parent) : nullptr)
+    if (const Finding* f = targeted_finding(*p, n)) j["targeted_finding"] = *f;
+  return j;
+}
+
+std::string evidence_markdown(const Finding& f) {
+  std::string out;
+  for (const auto& e : f.evidence) {
+    out += fmt::format("  - **{}**{}: {}", stage_name(e.stage), e.loc.line ? fmt::format(" (line {})", e.loc.line) : "",
+                       e.note);
+    if (!e.quote.empty()) out += fmt::format(" — `{}`", e.quote.size() > 160 ? e.quote.substr(0, 157) + "..." : e.quote);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json optimize_to_json(const OptimizeResult& r) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& n : r.nodes) nodes.push_back(node_json(r, n));
+  nlohmann::json path = nlohmann::json::array();
+  for (size_t i : r.best_path) path.push_back(r.nodes[i].id);
+  const auto& o = r.nodes.front().score;
+  const auto& b = r.nodes[r.best].score;
+  return {{"task", r.task_path},
+          {"out_dir", r.out_dir},
+          {"store", r.store_path},
+          {"run_id", r.run_id},
+          {"gpu", r.gpu},
+          {"resumed", r.resumed},
+          {"stop_reason", r.stop_reason},
+          {"seconds", r.seconds},
+          {"evaluated", r.evaluated},
+          {"original", r.nodes.front().id},
+          {"best", r.nodes[r.best].id},
+          {"best_path", path},
+          {"speedup", b.measured && o.measured && b.median_ms > 0 ? nlohmann::json(o.median_ms / b.median_ms) : nlohmann::json()},
+          {"candidates", nodes},
+          {"notes", r.notes},
+          {"llm_usage", r.llm_usage}};
+}
+
+std::string render_optimize_markdown(const OptimizeResult& r) {
+  const SearchNode& orig = r.nodes.front();
+  const SearchNode& best = r.nodes[r.best];
+  std::string md = fmt::format("# tritondx optimize: {}\n\n", fs::path(r.task_path).filename().string());
+  md += fmt::format("- Task: `{}`\n- Store: `{}` (run {}){}\n", r.task_path, r.store_path, r.run_id,
+                    r.resumed ? ", resumed" : "");
+  md += r.gpu ? fmt::format("- Measured on: {}\n", orig.evaluation.contains("measurement")
+                                                        ? orig.evaluation["measurement"].value("device", "a GPU")
+                                                        : "a GPU")
+              : "- **No GPU**: correctness and timing were not measured. Candidates were compiled and re-diagnosed; "
+                "the best is chosen by the static cost model and the findings it removes.\n";
+  md += fmt::format("- Candidates evaluated: {} in {:.1f} s; stopped because {}\n\n", r.nodes.size() - 1, r.seconds,
+                    r.stop_reason);
+  md += "| | kernel | time | speedup |\n|---|---|---|---|\n";
+  md += fmt::format("| original | candidate {} | {} | 1.00x |\n", orig.id, time_text(orig.score));
+  md += fmt::format("| best | candidate {} | {} | {} |\n\n", best.id, time_text(best.score),
+                    r.best == 0 ? "1.00x (nothing beat the original)" : speedup_text(orig.score, best.score));
+
+  md += "## Accepted rewrites\n\n";
+  if (r.best_path.size() <= 1) md += "None: no candidate beat the original.\n\n";
+  for (size_t k = 1; k < r.best_path.size(); ++k) {
+    const SearchNode& n = r.nodes[r.best_path[k]];
+    const SearchNode& p = r.nodes[r.best_path[k - 1]];
+    md += fmt::format("### {}. `{}` on line {} (candidate {})\n\n", k, n.candidate.recipe, n.candidate.target_loc.line, n.id);
+    if (const Finding* f = targeted_finding(p, n)) {
+      md += fmt::format("- **Symptom** ({} `{}`, confidence {:.2f}{}): {}\n", level_name(f->level), f->rule_id,
+                        f->confidence, f->estimated_gain ? fmt::format(", estimated gain {:.2f}x", *f->estimated_gain) : "",
+                        f->symptom);
+      md += "- **Evidence**:\n" + evidence_markdown(*f);
+      md += fmt::format("- **Cause**: {}\n", f->cause);
+    }
+    md += fmt::format("- **Rewrite**: {}\n", n.candidate.description);
+    if (n.target_gone) md += fmt::format("- **Target {}**: {}\n", *n.target_gone ? "gone" : "still there", n.target_note);
+    md += fmt::format("- **Result**: {} → {} ({})\n\n", time_text(p.score), time_text(n.score), speedup_text(p.score, n.score));
+    md += "```diff\n" + n.candidate.diff + "```\n\n";
+  }
+
+  md += "## Other candidates\n\n| id | parent | recipe | target | status | result |\n|---|---|---|---|---|---|\n";
+  for (const auto& n : r.nodes) {
+    if (n.candidate.rewriter == "original" || n.status == "accepted" || n.status == "best") continue;
+    std::string targets;
+    for (const auto& t : n.candidate.targets) targets += (targets.empty() ? "" : ", ") + t;
+    std::string result = n.status == "rejected"
+                             ? fmt::format("{}: {}", n.reject_stage, n.reject_reason)
+                             : fmt::format("{}; {}", time_text(n.score),
+                                           n.target_gone ? (*n.target_gone ? "target gone" : "target still there") : "");
+    for (auto& c : result)
+      if (c == '\n' || c == '|') c = ' ';
+    md += fmt::format("| {} | {} | `{}` | {} (line {}) | {} | {} |\n", n.id, n.parent, n.candidate.recipe, targets,
+                      n.candidate.target_loc.line, n.status, result.size() > 300 ? result.substr(0, 297) + "..." : result);
+  }
+  if (!r.notes.empty()) {
+    md += "\n## Notes\n\n";
+    for (const auto& note : r.notes) md += "- " + note + "\n";
+  }
+  if (r.llm_usage.is_object() && r.llm_usage.value("calls", 0) > 0)
+    md += fmt::format("\nLLM: {} call(s), {} failed, {} prompt + {} completion tokens, ${:.4f}\n", r.llm_usage.value("calls", 0),
+                      r.llm_usage.value("failed_calls", 0), r.llm_usage.value("prompt_tokens", 0),
+                      r.llm_usage.value("completion_tokens", 0), r.llm_usage.value("cost_usd", 0.0));
+  return md;
+}
+
+std::string render_optimize_html(const OptimizeResult& r) {
+  // The Markdown report's content, each section as HTML; diffs coloured per line.
+  std::string md = render_optimize_markdown(r);
+  std::string body;
+  bool in_code = false, in_table = false, in_list = false;
+  std::istringstream in(md);
+  auto close_blocks = [&] {
+    if (in_table) body += "</table>\n";
+    if (in_list) body += "</ul>\n";
+    in_table = in_list = false;
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("```", 0) == 0) {
+      if (!in_code) close_blocks();
+      body += in_code ? "</pre>\n" : "<pre class=\"diff\">";
+      in_code = !in_code;
+      continue;
+    }
+    if (in_code) {
+      std::string cls = line.rfind("+", 0) == 0 ? "add" : line.rfind("-", 0) == 0 ? "del" : line.rfind("@@", 0) == 0 ? "hunk" : "";
+      body += cls.empty() ? html_escape(line) + "\n" : fmt::format("<span class=\"{}\">{}</span>\n", cls, html_escape(line));
+      continue;
+    }
+    if (line.rfind("|", 0) == 0) {
+      if (line.rfind("|---", 0) == 0) continue;
+      if (!in_table) {
+        close_blocks();
+        body += "<table>\n";
+        in_table = true;
+      }
+      body += "<tr>";
+      size_t at = 1;
+      while (at < line.size()) {
+        size_t next = line.find('|', at);
+        if (next == std::string::npos) break;
+        body += "<td>" + html_escape(line.substr(at, next - at)) + "</td>";
+        at = next + 1;
+      }
+      body += "</tr>\n";
+      continue;
+    }
+    if (line.rfind("- ", 0) == 0 || line.rfind("  - ", 0) == 0) {
+      if (!in_list) {
+        close_blocks();
+        body += "<ul>\n";
+        in_list = true;
+      }
+      body += "<li>" + html_escape(line.substr(line.find("- ") + 2)) + "</li>\n";
+      continue;
+    }
+    close_blocks();
+    if (line.rfind("### ", 0) == 0) body += "<h3>" + html_escape(line.substr(4)) + "</h3>\n";
+    else if (line.rfind("## ", 0) == 0) body += "<h2>" + html_escape(line.substr(3)) + "</h2>\n";
+    else if (line.rfind("# ", 0) == 0) body += "<h1>" + html_escape(line.substr(2)) + "</h1>\n";
+    else if (!line.empty()) body += "<p>" + html_escape(line) + "</p>\n";
+  }
+  close_blocks();
+  std::string css =
+      "<style>pre.diff{background:#f6f8fa;padding:8px;overflow-x:auto}.add{color:#116329;background:#dafbe1}"
+      ".del{color:#82071e;background:#ffebe9}.hunk{color:#6e7781}td{border:1px solid #ddd;padding:2px 6px;"
+      "vertical-align:top}table{border-collapse:collapse}</style>\n";
+  return "<!DOCTYPE html>\n<html>\n" + html_page_head("tritondx optimize") + css + "<body>\n" + body + "</body>\n</html>\n";
+}
+
+std::string render_optimize_text(const OptimizeResult& r) {
+  const SearchNode& orig = r.nodes.front();
+  const SearchNode& best = r.nodes[r.best];
+  std::string out = fmt::format("optimize {}: {} candidate(s) evaluated in {:.1f} s ({})\n", r.task_path,
+                                r.nodes.size() - 1, r.seconds, r.stop_reason);
+  if (!r.gpu) out += "no GPU: correctness and timing not measured (static cost model and findings only)\n";
+  out += fmt::format("  original  candidate {:>3}: {}\n", orig.id, time_text(orig.score));
+  out += fmt::format("  best      candidate {:>3}: {}  [{}]\n", best.id, time_text(best.score),
+                     r.best == 0 ? "the original" : speedup_text(orig.score, best.score));
+  for (size_t k = 1; k < r.best_path.size(); ++k) {
+    const SearchNode& n = r.nodes[r.best_path[k]];
+    out += fmt::format("  step {}: {} on line {} ({})\n", k, n.candidate.recipe, n.candidate.target_loc.line,
+                       n.candidate.description);
+  }
+  int rejected = 0;
+  for (const auto& n : r.nodes) rejected += n.status == "rejected";
+  out += fmt::format("  {} candidate(s) rejected; see the report\n", rejected);
+  return out;
+}
+
+Expected<std::vector<std::string>> write_optimize_outputs(const OptimizeResult& r) {
+  fs::path dir(r.out_dir);
+  std::vector<std::string> written;
+  auto write = [&](const fs::path& p, const std::string& text) -> Expected<void> {
+    std::ofstream out(p);
+    out << text;
+    if (!out) return fail(Stage::Store, fmt::format("cannot write {}", p.string()));
+    written.push_back(p.string());
+    return {};
+  };
+  TDX_CHECK(write(dir / (fs::path(r.task_path).stem().string() + ".optimized.py"), r.nodes[r.best].candidate.source));
+  TDX_CHECK(write(dir / "report.md", render_optimize_markdown(r)));
+  TDX_CHECK(write(dir / "report.html", render_optimize_html(r)));
+  TDX_CHECK(write(dir / "report.json", optimize_to_json(r).dump(2) + "\n"));
+  return written;
+}
+
+}  // namespace tdx

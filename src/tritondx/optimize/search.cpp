@@ -1,0 +1,435 @@
+#include "tritondx/optimize/search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "tritondx/core/check.h"
+
+#include "tritondx/ladder/rule.h"
+#include "tritondx/optimize/search_store.h"
+#include "tritondx/rewrite/recipe.h"
+#include "tritondx/rewrite/recipe_rewriter.h"
+#include "tritondx/rewrite/source_edit.h"
+#include "tritondx/store/sha256.h"
+#include "tritondx/store/store.h"
+
+namespace tdx {
+
+namespace fs = std::filesystem;
+
+Score Score::of(const Evaluation& e) {
+  Score s;
+  s.static_seconds = e.static_seconds;
+  s.residual_gain = e.residual_gain;
+  if (e.measured()) {
+    s.measured = true;
+    s.median_ms = e.measurement->timing->median_ms;
+    s.p10_ms = e.measurement->timing->p10_ms;
+    s.p90_ms = e.measurement->timing->p90_ms;
+    s.reps = e.measurement->timing->reps;
+  }
+  if (e.roofline) {
+    s.roofline_fraction = e.roofline->fraction;
+    s.bound = e.roofline->bound;
+  }
+  return s;
+}
+
+nlohmann::json Score::to_json() const {
+  nlohmann::json j{{"measured", measured}, {"static_seconds", static_seconds}, {"residual_gain", residual_gain}};
+  if (measured) {
+    j["median_ms"] = median_ms;
+    j["p10_ms"] = p10_ms;
+    j["p90_ms"] = p90_ms;
+    j["reps"] = reps;
+    j["roofline_fraction"] = roofline_fraction;
+    j["bound"] = bound;
+  }
+  return j;
+}
+
+Score Score::from_json(const nlohmann::json& j) {
+  Score s;
+  if (!j.is_object()) return s;
+  s.measured = j.value("measured", false);
+  s.median_ms = j.value("median_ms", 0.0);
+  s.p10_ms = j.value("p10_ms", 0.0);
+  s.p90_ms = j.value("p90_ms", 0.0);
+  s.reps = j.value("reps", 0);
+  s.static_seconds = j.value("static_seconds", 0.0);
+  s.residual_gain = j.value("residual_gain", 1.0);
+  s.roofline_fraction = j.value("roofline_fraction", 0.0);
+  s.bound = j.value("bound", "");
+  return s;
+}
+
+bool better(const Score& a, const Score& b) {
+  if (a.measured && b.measured) return a.median_ms < b.median_ms;
+  if (a.measured != b.measured) return a.measured;
+  if (a.static_seconds > 0 && b.static_seconds > 0 && std::abs(a.static_seconds - b.static_seconds) > 1e-3 * b.static_seconds)
+    return a.static_seconds < b.static_seconds;
+  return a.residual_gain < b.residual_gain - 1e-9;
+}
+
+bool improves(const Score& child, const Score& parent, double min_gain) {
+  if (child.measured && parent.measured) return child.median_ms <= parent.median_ms * (1 - min_gain);
+  if (child.static_seconds > 0 && parent.static_seconds > 0 &&
+      child.static_seconds <= parent.static_seconds * (1 - min_gain))
+    return true;
+  // Unmeasured and no cheaper by the static model: progress is a finding removed.
+  bool not_worse = child.static_seconds <= parent.static_seconds * (1 + 1e-3) || parent.static_seconds == 0;
+  return not_worse && child.residual_gain < parent.residual_gain * (1 - min_gain);
+}
+
+namespace {
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The levels a proposal may come from, climbing as gains plateau: L0 (and L1 when measured),
+// then L2, then L3.
+constexpr Level kEscalation[] = {Level::L1, Level::L2, Level::L3};
+
+double priority(const Finding& f) { return f.confidence * f.estimated_gain.value_or(1.05); }
+
+class Search {
+ public:
+  Search(const Bridge& bridge, const OptimizeOptions& options) : bridge_(bridge), o_(options) {
+    register_all_rules(rules_);
+    register_builtin_recipes(recipes_);
+  }
+
+  Expected<OptimizeResult> run();
+
+ private:
+  Expected<void> setup();
+  Expected<void> start_or_resume();
+  Expected<size_t> evaluate_node(SearchNode node, const std::string* parent_source, bool measure);
+  Expected<void> expand(size_t index);
+  std::optional<size_t> next_frontier() const;
+  bool budget_left(std::string& why) const;
+  Expected<void> finish();
+  EvaluateOptions eval_options(bool measure, bool candidate) const;
+  Expected<DiagnosisSession*> session_for(size_t index);
+  void note_once(std::string note) {
+    if (std::find(r_.notes.begin(), r_.notes.end(), note) == r_.notes.end()) r_.notes.push_back(std::move(note));
+  }
+
+  const Bridge& bridge_;
+  OptimizeOptions o_;
+  RuleRegistry rules_;
+  RecipeRegistry recipes_;
+  std::optional<Store> store_;
+  OptimizeResult r_;
+  std::string original_source_;
+  std::optional<integrity::TaskSource> original_task_;  // what every candidate must stay faithful to
+  std::string task_sha_;
+  fs::path candidates_dir_, artifacts_dir_;
+  std::map<size_t, std::unique_ptr<DiagnosisSession>> sessions_;  // unexpanded verified nodes
+  std::vector<std::string> seen_;  // source hashes already in the run
+  size_t escalation_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+EvaluateOptions Search::eval_options(bool measure, bool candidate) const {
+  EvaluateOptions e;
+  e.gpu = measure;
+  e.gpu_optional = o_.gpu == GpuMode::Auto;
+  e.original = candidate && original_task_ ? &*original_task_ : nullptr;
+  e.target = o_.target;
+  e.ladder.all_levels = true;  // a candidate is re-diagnosed at every level (its target may be at L3)
+  return e;
+}
+
+Expected<void> Search::setup() {
+  fs::path task = fs::absolute(o_.task_path);
+  if (!fs::exists(task)) return fail(Stage::Task, fmt::format("task file not found: {}", o_.task_path));
+  r_.task_path = task.string();
+  original_source_ = read_text(task);
+  task_sha_ = sha256_hex(original_source_);
+  fs::path out = o_.out_dir.empty() ? task.parent_path() / (task.stem().string() + ".tritondx") : fs::path(o_.out_dir);
+  r_.out_dir = out.string();
+  r_.store_path = o_.store_path.empty() ? (out / "store.sqlite").string() : o_.store_path;
+  candidates_dir_ = out / "candidates";
+  artifacts_dir_ = out / "artifacts";
+  std::error_code ec;
+  fs::create_directories(candidates_dir_, ec);
+  if (ec) return fail(Stage::Store, fmt::format("cannot create {}: {}", candidates_dir_.string(), ec.message()));
+  fs::create_directories(fs::path(r_.store_path).parent_path(), ec);
+  auto original = integrity::load_task_source(bridge_, r_.task_path);
+  if (!original) return std::unexpected(original.error());
+  original_task_ = std::move(*original);
+  auto store = Store::open(r_.store_path);
+  if (!store) return std::unexpected(store.error());
+  store_.emplace(std::move(*store));
+  return {};
+}
+
+// Evaluates a node (already in the store), records everything, and appends it to the result.
+Expected<size_t> Search::evaluate_node(SearchNode node, const std::string* parent_source, bool measure) {
+  TDX_CHECK(store_->set_candidate_status(node.id, CandidateStatus::Evaluating));
+  node.path = (candidates_dir_ / fmt::format("c{}.py", node.id)).string();
+  {
+    std::ofstream out(node.path);
+    out << node.candidate.source;
+    if (!out) return fail(Stage::Store, fmt::format("cannot write {}", node.path));
+  }
+  const Candidate* cand = node.candidate.rewriter == "original" ? nullptr : &node.candidate;
+  Evaluation e = evaluate_task(bridge_, rules_, node.path, (artifacts_dir_ / fmt::format("c{}", node.id)).string(),
+                               eval_options(measure, cand != nullptr), parent_source, cand);
+  ++r_.evaluated;
+  node.status = e.verdict;
+  node.reject_stage = e.reject_stage;
+  node.reject_reason = e.reject_reason;
+  node.target_gone = e.target_gone;
+  node.target_note = e.target_note;
+  node.score = Score::of(e);
+  node.evaluation = evaluation_to_json(e);
+  node.evaluation["reject_kind"] = e.reject_kind;
+  if (e.diagnosis)
+    for (const auto& k : e.diagnosis->kernels) node.findings.insert(node.findings.end(), k.findings.begin(), k.findings.end());
+  TDX_CHECK(record_evaluation(*store_, node, e));
+  size_t index = r_.nodes.size();
+  if (e.verified() && e.session) sessions_[index] = std::move(e.session);
+  r_.nodes.push_back(std::move(node));
+  return index;
+}
+
+Expected<void> Search::start_or_resume() {
+  if (o_.resume) {
+    auto run = TDX_TRY(store_->latest_unfinished_run(task_sha_, ""));
+    if (!run) return fail(Stage::Store, fmt::format("--resume: {} holds no unfinished run of this task", r_.store_path));
+    auto state = TDX_TRY(store_->resume_state(run->id));
+    r_.run_id = run->id;
+    r_.resumed = true;
+    r_.gpu = !state.run.info.device.empty();
+    for (const auto& rec : state.finished) {
+      SearchNode n = node_from_record(rec);
+      n.path = (candidates_dir_ / fmt::format("c{}.py", n.id)).string();
+      n.findings = TDX_TRY(store_->findings(n.id));
+      seen_.push_back(rec.source_sha256);
+      r_.nodes.push_back(std::move(n));
+    }
+    r_.notes.push_back(fmt::format("resumed run {}: {} candidate(s) kept, {} in flight evaluated again", run->id,
+                                   state.finished.size(), state.redo.size()));
+    for (const auto& rec : state.redo) {
+      SearchNode n = node_from_record(rec);
+      const std::string* parent = nullptr;
+      for (const auto& p : r_.nodes)
+        if (p.id == n.parent) parent = &p.candidate.source;
+      seen_.push_back(rec.source_sha256);
+      TDX_TRY(evaluate_node(std::move(n), parent, r_.gpu));
+    }
+    if (r_.nodes.empty() || r_.nodes.front().candidate.rewriter != "original")
+      return fail(Stage::Store, "--resume: the run has no evaluated original kernel");
+    if (r_.nodes.front().status == "rejected")
+      return fail(Stage::Verify, "the original kernel was rejected: " + r_.nodes.front().reject_reason);
+    return {};
+  }
+  RunInfo info;
+  info.task_path = r_.task_path;
+  info.task_sha256 = task_sha_;
+  info.options = options_to_json(o_);
+  info.target = o_.target;
+  r_.run_id = TDX_TRY(store_->begin_run(info));
+  SearchNode original;
+  original.candidate.source = original_source_;
+  original.candidate.rewriter = "original";
+  original.candidate.description = "the kernel as given";
+  original.id = TDX_TRY(store_->add_candidate(r_.run_id, std::nullopt, 0, original.candidate));
+  seen_.push_back(task_sha_);
+  r_.gpu = o_.gpu != GpuMode::Off;
+  TDX_TRY(evaluate_node(std::move(original), nullptr, r_.gpu));
+  if (r_.gpu && !r_.nodes.front().score.measured && r_.nodes.front().evaluation.value("gpu_missing", false)) {
+    r_.gpu = false;
+    r_.notes.push_back("no GPU visible: candidates are compiled and re-diagnosed, but correctness and timing are "
+                       "not measured; the best candidate is chosen by the static cost model and the findings it removes");
+  }
+  if (r_.gpu && r_.nodes.front().status != "rejected")
+    TDX_CHECK(set_run_device(*store_, r_.run_id, r_.nodes.front().evaluation["measurement"].value("device", "")));
+  if (r_.nodes.front().status == "rejected") {
+    const auto& o = r_.nodes.front();
+    TDX_CHECK(store_->finish_run(r_.run_id, RunStatus::Failed));
+    return fail(Stage::Verify, fmt::format("the original kernel cannot be optimized: {} failed: {}", o.reject_stage,
+                                           o.reject_reason));
+  }
+  return {};
+}
+
+std::optional<size_t> Search::next_frontier() const {
+  std::optional<size_t> best;
+  for (size_t i = 0; i < r_.nodes.size(); ++i) {
+    const auto& n = r_.nodes[i];
+    if (n.status == "rejected" || n.expanded || n.generation >= o_.max_depth) continue;
+    if (!best || better(n.score, r_.nodes[*best].score)) best = i;
+  }
+  return best;
+}
+
+bool Search::budget_left(std::string& why) const {
+  int evaluated = static_cast<int>(r_.nodes.size()) - 1;  // the original is not a candidate
+  if (evaluated >= o_.max_candidates) {
+    why = fmt::format("the candidate budget is spent ({} evaluated)", evaluated);
+    return false;
+  }
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (elapsed >= o_.max_seconds) {
+    why = fmt::format("the time budget is spent ({:.0f} s)", elapsed);
+    return false;
+  }
+  for (const auto& n : r_.nodes)
+    if (n.score.measured && n.score.roofline_fraction >= o_.near_roofline) {
+      why = fmt::format("candidate {} reaches {:.0f}% of its roofline", n.id, 100 * n.score.roofline_fraction);
+      return false;
+    }
+  return true;
+}
+
+Expected<DiagnosisSession*> Search::session_for(size_t index) {
+  if (auto it = sessions_.find(index); it != sessions_.end()) return it->second.get();
+  // A node kept from an earlier invocation: diagnose it again (no GPU run; its score is stored).
+  const SearchNode& n = r_.nodes[index];
+  Evaluation e = evaluate_task(bridge_, rules_, n.path, (artifacts_dir_ / fmt::format("c{}", n.id)).string(),
+                               eval_options(false, false), nullptr, nullptr);
+  if (!e.session || !e.verified())
+    return fail(Stage::Verify, fmt::format("candidate {} no longer compiles: {}", n.id, e.reject_reason));
+  if (!fs::exists(n.path)) std::ofstream(n.path) << n.candidate.source;
+  auto* s = e.session.get();
+  sessions_[index] = std::move(e.session);
+  return s;
+}
+
+Expected<void> Search::expand(size_t index) {
+  DiagnosisSession* session = TDX_TRY(session_for(index));
+  const Score parent_score = r_.nodes[index].score;
+  const std::string parent_source = r_.nodes[index].candidate.source;
+  const long long parent_id = r_.nodes[index].id;
+  const int generation = r_.nodes[index].generation + 1;
+  while (true) {
+    Level up_to = kEscalation[escalation_];
+    std::vector<RewriteAttempt> attempts;
+    for (const auto& ctx : session->contexts()) {
+      std::vector<Finding> findings;
+      for (const auto& f : r_.nodes[index].findings)
+        if (f.kernel == ctx.kernel_name() && f.level <= up_to) findings.push_back(f);
+      std::stable_sort(findings.begin(), findings.end(),
+                       [](const Finding& a, const Finding& b) { return priority(a) > priority(b); });
+      RecipeRewriter recipes(recipes_);
+      RewriteRequest request{ctx, findings, ""};
+      for (auto& a : recipes.propose(request)) attempts.push_back(std::move(a));
+    }
+    int fresh = 0;
+    bool progressed = false;
+    std::string why;
+    for (auto& a : attempts) {
+      if (!a.candidate) {
+        note_once(fmt::format("recipe {} declined ({}): {}", a.recipe, a.targets.empty() ? "" : a.targets.front(),
+                              a.candidate.error().message));
+        continue;
+      }
+      std::string sha = sha256_hex(a.candidate->source);
+      if (std::find(seen_.begin(), seen_.end(), sha) != seen_.end()) continue;
+      if (!budget_left(why)) break;
+      seen_.push_back(sha);
+      ++fresh;
+      SearchNode child;
+      child.parent = parent_id;
+      child.generation = generation;
+      child.candidate = std::move(*a.candidate);
+      child.candidate.diff = unified_diff(parent_source, child.candidate.source, fs::path(r_.task_path).filename().string());
+      child.id = TDX_TRY(store_->add_candidate(r_.run_id, parent_id, generation, child.candidate));
+      size_t ci = TDX_TRY(evaluate_node(std::move(child), &parent_source, r_.gpu));
+      if (r_.nodes[ci].status == "verified" && improves(r_.nodes[ci].score, parent_score, o_.min_gain))
+        progressed = true;
+    }
+    if (progressed || escalation_ + 1 >= std::size(kEscalation) || !budget_left(why)) break;
+    // Plateau: climb the ladder, so that proposals from the next level's findings are tried.
+    ++escalation_;
+    r_.notes.push_back(fmt::format("candidate {}: {} from findings up to {}; now also using {} findings", parent_id,
+                                   fresh ? "no gain" : "no new proposals", level_name(up_to),
+                                   level_name(kEscalation[escalation_])));
+    if (fresh > 0) break;  // the next expansion starts at the higher level
+  }
+  r_.nodes[index].expanded = true;
+  sessions_.erase(index);
+  nlohmann::json score = r_.nodes[index].score.to_json();
+  score["expanded"] = true;
+  TDX_CHECK(store_->set_score(parent_id, score));
+  return {};
+}
+
+Expected<void> Search::finish() {
+  size_t best = 0;
+  for (size_t i = 1; i < r_.nodes.size(); ++i)
+    if (r_.nodes[i].status != "rejected" && better(r_.nodes[i].score, r_.nodes[best].score) &&
+        improves(r_.nodes[i].score, r_.nodes[0].score, o_.min_gain))
+      best = i;
+  r_.best = best;
+  std::vector<size_t> path;
+  for (std::optional<size_t> at = best; at;) {
+    path.push_back(*at);
+    long long parent = r_.nodes[*at].parent;
+    at.reset();
+    for (size_t i = 0; i < r_.nodes.size() && parent; ++i)
+      if (r_.nodes[i].id == parent) at = i;
+  }
+  std::reverse(path.begin(), path.end());
+  r_.best_path = path;
+  for (size_t i : path) {
+    auto& n = r_.nodes[i];
+    if (i == 0 && best != 0) continue;  // the original stays "verified" unless nothing beat it
+    n.status = i == best ? "best" : "accepted";
+    TDX_CHECK(store_->set_candidate_status(n.id, i == best ? CandidateStatus::Best : CandidateStatus::Accepted));
+  }
+  r_.llm_usage = [&]() -> nlohmann::json {
+    auto u = store_->llm_usage(r_.run_id);
+    if (!u) return nullptr;
+    return {{"calls", u->calls}, {"failed_calls", u->failed_calls}, {"prompt_tokens", u->prompt_tokens},
+            {"completion_tokens", u->completion_tokens}, {"cost_usd", u->cost_usd}};
+  }();
+  TDX_CHECK(store_->finish_run(r_.run_id, RunStatus::Finished));
+  return {};
+}
+
+Expected<OptimizeResult> Search::run() {
+  TDX_CHECK(setup());
+  TDX_CHECK(start_or_resume());
+  std::string why;
+  while (true) {
+    if (!budget_left(why)) break;
+    auto next = next_frontier();
+    if (!next) {
+      why = "no candidate is left to expand (every proposal was tried)";
+      break;
+    }
+    if (auto ok = expand(*next); !ok) {
+      // A failure while expanding (the store, a vanished file) stops the search; what is done stays.
+      r_.notes.push_back("search stopped: " + ok.error().to_string());
+      why = "stopped on an error: " + ok.error().to_string();
+      break;
+    }
+  }
+  r_.stop_reason = why;
+  TDX_CHECK(finish());
+  r_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return std::move(r_);
+}
+
+}  // namespace
+
+Expected<OptimizeResult> optimize(const Bridge& bridge, const OptimizeOptions& options) {
+  Search search(bridge, options);
+  return search.run();
+}
+
+}  // namespace tdx

@@ -1,0 +1,76 @@
+// The optimization search: best-first over candidates, each evaluated (compile, re-diagnosis,
+// integrity, correctness and timing on a GPU), every step written to the store as it happens.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tritondx/bridge/bridge.h"
+#include "tritondx/optimize/evaluate.h"
+#include "tritondx/optimize/optimize_options.h"
+#include "tritondx/rewrite/candidate.h"
+
+namespace tdx {
+
+// What ranks a candidate. Measured on a GPU, the median time decides; without one, the static
+// cost model's estimate, then what the remaining confident findings still promise.
+struct Score {
+  bool measured = false;
+  double median_ms = 0, p10_ms = 0, p90_ms = 0;
+  int reps = 0;
+  double static_seconds = 0;
+  double residual_gain = 1;
+  double roofline_fraction = 0;  // measured only
+  std::string bound;
+
+  static Score of(const Evaluation& e);
+  nlohmann::json to_json() const;
+  static Score from_json(const nlohmann::json& j);
+};
+
+// True when `a` ranks before `b`.
+bool better(const Score& a, const Score& b);
+// True when `child` beats `parent` by at least `min_gain` (a fraction) on the score that decides.
+bool improves(const Score& child, const Score& parent, double min_gain);
+
+struct SearchNode {
+  long long id = 0;          // the store's candidate id
+  long long parent = 0;      // 0 for the original kernel
+  int generation = 0;        // rewrites stacked on the original
+  Candidate candidate;       // rewriter "original" for the starting kernel
+  std::string path;          // the candidate's task file on disk
+  std::string status;        // "verified" | "rejected" | "accepted" (on the path to the best) | "best"
+  std::string reject_stage, reject_reason;
+  std::optional<bool> target_gone;
+  std::string target_note;
+  Score score;
+  std::vector<Finding> findings;  // its diagnosis (all kernels)
+  nlohmann::json evaluation;      // evaluation_to_json
+  bool expanded = false;
+};
+
+struct OptimizeResult {
+  std::string task_path;
+  std::string out_dir;
+  std::string store_path;
+  long long run_id = 0;
+  bool gpu = false;
+  bool resumed = false;
+  std::vector<SearchNode> nodes;  // every candidate evaluated, the original first
+  size_t best = 0;                // index into nodes
+  std::vector<size_t> best_path;  // original -> ... -> best
+  std::string stop_reason;
+  double seconds = 0;
+  int evaluated = 0;              // candidates evaluated in this invocation
+  std::vector<std::string> notes;
+  nlohmann::json llm_usage;
+};
+
+// Runs the search; a failure that stops it (the store cannot be opened, the original kernel
+// does not compile) is an error, with everything computed up to then kept in the store.
+Expected<OptimizeResult> optimize(const Bridge& bridge, const OptimizeOptions& options);
+
+}  // namespace tdx

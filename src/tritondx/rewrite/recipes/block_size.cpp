@@ -1,0 +1,399 @@
+// grow-block, resize-block, grow-tile: give a constexpr block size a new value at the launch
+// call and keep the grid consistent with it.
+#include <fmt/format.h>
+
+#include <set>
+
+#include "tritondx/ladder/l0_triage/block_index.h"
+#include "tritondx/rewrite/recipes/launch_util.h"
+#include "tritondx/rewrite/recipes/recipes.h"
+
+namespace tdx {
+namespace {
+
+using l0::KernelView;
+
+enum class BlockKind { Grow, Resize, Tile };
+
+// One constexpr to retune.
+struct BlockChange {
+  std::string name;
+  long long from = 0, to = 0;
+};
+
+bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// The program_id axes the kernel scales by `name` (pid * NAME): the grid dimensions that count
+// blocks of it.
+std::set<int> scaled_axes(const KernelView& view, const std::string& name) {
+  std::set<int> axes;
+  PyModule::walk(view.function(), [&](const PyNode& n) {
+    if (n.type != "BinOp" || n.fields.value("op", "") != "Mult") return;
+    const PyNode* l = n.child("left");
+    const PyNode* r = n.child("right");
+    if (!l || !r) return;
+    const PyNode* other = nullptr;
+    if (l->type == "Name" && l->str_field("id") == name && !view.definition(*l)) other = r;
+    else if (r->type == "Name" && r->str_field("id") == name && !view.definition(*r)) other = l;
+    if (!other) return;
+    view.visit_flow(*other, [&](const PyNode& x) {
+      if (x.type == "Call" && normalize_triton_name(call_name(x)) == "tl.program_id") {
+        const PyNode* a = argument(x, 0);
+        if (!a) a = keyword(x, "axis");
+        auto v = a ? int_constant(*a) : std::optional<long long>(0);
+        axes.insert(v ? static_cast<int>(*v) : -1);
+      }
+      return true;
+    });
+  });
+  return axes;
+}
+
+// Is `name` the step of a counted loop in the kernel (for s in range(lo, hi, NAME))?
+bool steps_a_loop(const KernelView& view, const std::string& name) {
+  bool found = false;
+  PyModule::walk(view.function(), [&](const PyNode& n) {
+    if (n.type != "For" || !n.child("iter") || n.child("iter")->type != "Call") return;
+    const PyNode* step = argument(*n.child("iter"), 2);
+    if (step && step->type == "Name" && step->str_field("id") == name) found = true;
+  });
+  return found;
+}
+
+class BlockSizeRecipe final : public Recipe {
+ public:
+  explicit BlockSizeRecipe(BlockKind kind) : kind_(kind) {}
+  std::string_view id() const override;
+  std::string_view description() const override;
+  Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
+
+ private:
+  Expected<std::vector<BlockChange>> changes(const RecipeInput& in, const KernelView& view) const;
+  BlockKind kind_;
+};
+
+std::string_view BlockSizeRecipe::id() const {
+  switch (kind_) {
+    case BlockKind::Grow: return "grow-block";
+    case BlockKind::Resize: return "resize-block";
+    case BlockKind::Tile: return "grow-tile";
+  }
+  return "";
+}
+
+std::string_view BlockSizeRecipe::description() const {
+  switch (kind_) {
+    case BlockKind::Grow:
+      return "Raises a 1-D block size: the constexpr the finding's tl.arange is sized by gets the proposed "
+             "value at the launch call (the literal argument, or the launch-local variable it is assigned "
+             "from), and the grid follows: triton.cdiv(n, OLD) and n // OLD become triton.cdiv(n, NEW) and "
+             "n // NEW on the grid dimension whose tl.program_id the kernel multiplies by the block, a "
+             "literal grid is recomputed, and a grid written with the same variable or meta['BLOCK'] "
+             "already follows. Proposed by l0-tiny-block. Refuses when the block is not a constexpr "
+             "parameter passed as a literal or a variable, when a grid dimension cannot be traced to the "
+             "block, when the old value is used elsewhere in the launch, or when unmasked accesses would "
+             "read past the data.";
+    case BlockKind::Resize:
+      return "Sizes a block from the extent it covers (a smaller block when most lanes are masked): the "
+             "block constexpr gets the proposed value at the launch call and the grid follows, exactly as in "
+             "grow-block. When no grid dimension counts blocks of it (one block per row, or a loop over the "
+             "row), a smaller block is accepted only if it still covers the extent or steps a loop. "
+             "Proposed by l0-masked-lanes.";
+    case BlockKind::Tile:
+      return "Grows a 2-D tile: the constexprs sizing the rows and the columns of the finding's access "
+             "(x[:, None] and x[None, :] of tl.arange blocks) get the proposed tile at the launch call, "
+             "and the grid dimensions counting blocks of each follow, as in grow-block. Proposed by "
+             "l0-tiny-block for 2-D tiles.";
+  }
+  return "";
+}
+
+// The dimension of a broadcast `x[:, None]` (0) / `x[None, :]` (1), or -1.
+int broadcast_dim(const PyNode& subscript) {
+  const PyNode* slice = subscript.child("slice");
+  if (!slice || slice->type != "Tuple") return -1;
+  auto elts = slice->children_in("elts");
+  if (elts.size() != 2) return -1;
+  // The bridge leaves out None fields: Constant(None) has no "value".
+  auto is_none = [](const PyNode* e) {
+    return e->type == "Constant" && (!e->fields.is_object() || !e->fields.contains("value") || e->fields["value"].is_null());
+  };
+  if (elts[0]->type == "Slice" && is_none(elts[1])) return 0;
+  if (is_none(elts[0]) && elts[1]->type == "Slice") return 1;
+  return -1;
+}
+
+Expected<std::vector<BlockChange>> BlockSizeRecipe::changes(const RecipeInput& in, const KernelView& view) const {
+  const auto& p = in.proposal.params;
+  int line = in.finding.loc.line;
+  if (kind_ != BlockKind::Tile) {
+    if (!p.contains("block") || !p["block"].is_number_integer() || !p.contains("from") || !p["from"].is_number_integer())
+      return fail(Stage::Rewrite, "the proposal names no block size (it asks for a larger tile per thread, not a "
+                                  "value this recipe can set)",
+                  line);
+    std::string name = p.value("constexpr", "");
+    return std::vector<BlockChange>{{name, p["from"].get<long long>(), p["block"].get<long long>()}};
+  }
+  if (!p.contains("from") || !p.contains("tile") || p["from"].size() != 2 || p["tile"].size() != 2)
+    return fail(Stage::Rewrite, "the proposal names no 2-D tile", line);
+  // The access on the finding's line; the aranges its pointer broadcasts along each dimension.
+  const PyNode* memop = nullptr;
+  for (const PyNode* op : view.calls({"tl.load", "tl.store"}))
+    if (op->line == line && !memop) memop = op;
+  const PyNode* ptr = memop ? KernelView::pointer_arg(*memop) : nullptr;
+  if (!ptr) return fail(Stage::Rewrite, "no tl.load/tl.store on the finding's line", line);
+  std::string names[2];
+  bool ambiguous = false;
+  view.visit_flow(*ptr, [&](const PyNode& n) {
+    if (n.type != "Subscript") return true;
+    int dim = broadcast_dim(n);
+    if (dim < 0) return true;
+    view.visit_flow(*n.child("value"), [&](const PyNode& a) {
+      if (a.type != "Call" || normalize_triton_name(call_name(a)) != "tl.arange") return true;
+      const PyNode* size = argument(a, 1);
+      std::string s = size && size->type == "Name" ? size->str_field("id") : "?";
+      if (!names[dim].empty() && names[dim] != s) ambiguous = true;
+      names[dim] = s;
+      return false;
+    });
+    return false;
+  });
+  if (ambiguous || names[0].empty() || names[1].empty() || names[0] == "?" || names[1] == "?")
+    return fail(Stage::Rewrite, "cannot tell which constexprs size the rows and the columns of the tile", line);
+  std::vector<BlockChange> out;
+  for (int d = 0; d < 2; ++d) {
+    long long from = p["from"][d].get<long long>(), to = p["tile"][d].get<long long>();
+    if (from != to) out.push_back({names[d], from, to});
+  }
+  if (names[0] == names[1] && out.size() == 2 && out[0].to != out[1].to)
+    return fail(Stage::Rewrite, fmt::format("one constexpr {} sizes both dimensions of the tile", names[0]), line);
+  if (names[0] == names[1] && out.size() == 2) out.pop_back();
+  if (out.empty()) return fail(Stage::Rewrite, "the proposed tile is the current tile", line);
+  return out;
+}
+
+// Rewrites one grid element that counts blocks of `c` (old value `from`): the edits, or why not.
+struct GridRewriter {
+  const KernelContext& ctx;
+  const PyNode& function;  // the launch function
+  const BlockChange& c;
+  long long programs;      // captured grid size on this axis
+  const std::string& launch_var;  // launch-local variable holding the block ("" if a literal)
+  std::string meta;               // the grid lambda's parameter ("" if not a lambda)
+  std::vector<TextEdit>& edits;
+  std::set<const PyNode*>& edited;
+  int line;
+
+  bool mentions_block(const PyNode& e) const {
+    bool found = false;
+    PyModule::walk(e, [&](const PyNode& n) {
+      if (n.type == "Name" && !launch_var.empty() && n.str_field("id") == launch_var) found = true;
+      if (n.type == "Subscript" && !meta.empty() && n.child("value") && n.child("value")->type == "Name" &&
+          n.child("value")->str_field("id") == meta)
+        if (const PyNode* key = n.child("slice"); key && key->type == "Constant" && key->str_field("value") == c.name)
+          found = true;
+    });
+    return found;
+  }
+  bool exact() const { return programs * c.from % c.to == 0; }
+
+  Expected<bool> rewrite(const PyNode& e, int depth) {
+    if (mentions_block(e)) return true;
+    std::string shown = node_text(e, ctx.task->lines);
+    if (depth > 3) return fail(Stage::Rewrite, fmt::format("grid `{}` is too indirect to follow", shown), e.line);
+    if (e.type == "Name") {
+      const PyNode* def = launch_util::single_assignment(function, e.str_field("id"));
+      if (def && def->child("value")) return rewrite(*def->child("value"), depth + 1);
+      return fail(Stage::Rewrite, fmt::format("grid dimension `{}` is not assigned once in the launch", shown), e.line);
+    }
+    if (auto v = int_constant(e)) {
+      if (*v != programs) return fail(Stage::Rewrite, fmt::format("literal grid `{}` is not the captured {}", *v, programs), e.line);
+      if (!exact())
+        return fail(Stage::Rewrite, fmt::format("literal grid {} x {} is not a multiple of {}", *v, c.from, c.to), e.line);
+      edits.push_back(TextEdit::replace(e, std::to_string(programs * c.from / c.to)));
+      edited.insert(&e);
+      return true;
+    }
+    if (e.type == "Call" && (call_name(e) == "triton.cdiv" || call_name(e) == "cdiv")) {
+      const PyNode* d = argument(e, 1);
+      if (d && int_constant(*d) == c.from) {
+        edits.push_back(TextEdit::replace(*d, std::to_string(c.to)));
+        edited.insert(d);
+        return true;
+      }
+    }
+    if (e.type == "BinOp" && e.fields.value("op", "") == "FloorDiv") {
+      const PyNode* l = e.child("left");
+      const PyNode* d = e.child("right");
+      if (d && int_constant(*d) == c.from) {
+        // (n + OLD - 1) // OLD
+        if (l->type == "BinOp" && l->fields.value("op", "") == "Add" && l->child("right") &&
+            int_constant(*l->child("right")) == c.from - 1) {
+          edits.push_back(TextEdit::replace(*l->child("right"), std::to_string(c.to - 1)));
+          edits.push_back(TextEdit::replace(*d, std::to_string(c.to)));
+          edited.insert(l->child("right"));
+          edited.insert(d);
+          return true;
+        }
+        if (!exact())
+          return fail(Stage::Rewrite,
+                      fmt::format("grid `{}` floors: {} blocks of {} are not a whole number of blocks of {}", shown,
+                                  programs, c.from, c.to),
+                      e.line);
+        edits.push_back(TextEdit::replace(*d, std::to_string(c.to)));
+        edited.insert(d);
+        return true;
+      }
+    }
+    return fail(Stage::Rewrite,
+                fmt::format("grid dimension `{}` does not follow {} (not triton.cdiv(n, {}), n // {}, a literal or "
+                            "the block's variable)",
+                            shown, c.name, c.from, c.from),
+                e.line);
+  }
+};
+
+Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) const {
+  const KernelContext& ctx = in.ctx;
+  int line = in.finding.loc.line;
+  if (!ctx.function || !ctx.launch || !ctx.task) return fail(Stage::Rewrite, "no kernel AST or captured launch", line);
+  if (auto refusal = launch_util::refuse_wrapped(ctx, line)) return std::unexpected(*refusal);
+  KernelView view(ctx);
+  auto changes = TDX_TRY(this->changes(in, view));
+  auto site = TDX_TRY(launch_util::find_launch(ctx, line));
+  const KernelInfo* info = ctx.task->kernel(ctx.kernel_name());
+
+  // The grid's elements (a tuple, a name bound to one, or a lambda meta: (...)).
+  const PyNode* grid = site.grid;
+  std::string meta;
+  if (grid->type == "Name")
+    if (const PyNode* def = launch_util::single_assignment(*site.enclosing, grid->str_field("id")))
+      grid = def->child("value");
+  if (grid && grid->type == "Lambda") {
+    if (const PyNode* args = grid->child("args"))
+      if (const PyNode* a = args->child("args", 0)) meta = a->str_field("arg");
+    grid = grid->child("body");
+  }
+  std::vector<const PyNode*> dims;
+  if (grid && (grid->type == "Tuple" || grid->type == "List")) dims = grid->children_in("elts");
+  if (dims.empty()) return fail(Stage::Rewrite, "the grid is not a tuple the recipe can read", site.call->line);
+
+  std::vector<TextEdit> edits;
+  std::set<const PyNode*> edited;
+  std::set<const PyNode*> followed_dims;
+  for (const auto& c : changes) {
+    std::string name = c.name;
+    if (name.empty()) return fail(Stage::Rewrite, "the proposal does not name the block's constexpr", line);
+    bool is_constexpr_param = false;
+    if (info)
+      for (const auto& prm : info->params) is_constexpr_param |= prm.name == name && prm.is_constexpr;
+    if (!is_constexpr_param)
+      return fail(Stage::Rewrite, fmt::format("the block `{}` is not a tl.constexpr parameter of the kernel", name), line);
+    if (ctx.launch->int_arg(name) != c.from)
+      return fail(Stage::Rewrite, fmt::format("the captured {} is not {}", name, c.from), line);
+    if (!is_pow2(c.to) || c.to > 65536) return fail(Stage::Rewrite, fmt::format("{} is not a valid block size", c.to), line);
+    if (c.to == c.from) return fail(Stage::Rewrite, fmt::format("{} is already {}", name, c.to), line);
+
+    // The value at the launch: a literal argument, or a launch-local variable assigned a literal.
+    const PyNode* arg = launch_util::passed_argument(ctx, *site.call, name);
+    if (!arg) return fail(Stage::Rewrite, fmt::format("the launch call does not pass {}", name), site.call->line);
+    std::string launch_var;
+    if (int_constant(*arg) == c.from) {
+      if (!edited.insert(arg).second) continue;
+      edits.push_back(TextEdit::replace(*arg, std::to_string(c.to)));
+    } else if (arg->type == "Name") {
+      launch_var = arg->str_field("id");
+      const PyNode* def = launch_util::single_assignment(*site.enclosing, launch_var);
+      const PyNode* value = def ? def->child("value") : nullptr;
+      if (!value || int_constant(*value) != c.from)
+        return fail(Stage::Rewrite,
+                    fmt::format("the launch computes {} as `{}`; retuning it needs that computation changed", name,
+                                launch_var),
+                    arg->line);
+      edits.push_back(TextEdit::replace(*value, std::to_string(c.to)));
+      edited.insert(value);
+    } else {
+      return fail(Stage::Rewrite,
+                  fmt::format("the launch computes {} as `{}`; retuning it needs that computation changed", name,
+                              node_text(*arg, ctx.task->lines)),
+                  arg->line);
+    }
+
+    // Are the accesses that index with this block (an arange sized by it) all masked?
+    bool all_masked = true;
+    for (const PyNode* op : view.calls({"tl.load", "tl.store"})) {
+      const PyNode* ptr = KernelView::pointer_arg(*op);
+      if (!ptr || KernelView::mask_arg(*op)) continue;
+      if (view.flows_from(*ptr, [&](const PyNode& n) {
+            if (n.type != "Call" || normalize_triton_name(call_name(n)) != "tl.arange") return false;
+            const PyNode* size = argument(n, 1);
+            return size && size->type == "Name" && size->str_field("id") == name;
+          }))
+        all_masked = false;
+    }
+
+    // The grid: every dimension counting blocks of this constexpr follows it.
+    std::set<int> axes = scaled_axes(view, name);
+    if (axes.count(-1)) return fail(Stage::Rewrite, "tl.program_id with a non-constant axis", line);
+    for (int axis : axes) {
+      if (axis >= static_cast<int>(dims.size()) || axis >= static_cast<int>(ctx.launch->grid.size()))
+        return fail(Stage::Rewrite, fmt::format("the grid has no dimension {}", axis), site.call->line);
+      GridRewriter g{ctx, *site.enclosing, c, ctx.launch->grid[static_cast<size_t>(axis)], launch_var, meta,
+                     edits, edited, line};
+      TDX_TRY(g.rewrite(*dims[static_cast<size_t>(axis)], 0));
+      followed_dims.insert(dims[static_cast<size_t>(axis)]);
+      if (!g.exact() && !all_masked)
+        return fail(Stage::Rewrite,
+                    fmt::format("{} blocks of {} are not a whole number of blocks of {} and the kernel has unmasked "
+                                "accesses: the last block would read past the data",
+                                g.programs, c.from, c.to),
+                    line);
+    }
+    if (axes.empty()) {
+      // No grid dimension counts these blocks: one block per program, or a loop over them.
+      bool loop = steps_a_loop(view, name);
+      if (loop && !all_masked && c.to > c.from)
+        return fail(Stage::Rewrite, "a loop steps by the block over unmasked accesses: a larger block could read "
+                                    "past the data",
+                    line);
+      long long extent = in.proposal.params.value("extent", 0LL);
+      if (!loop && c.to < c.from && extent > c.to)
+        return fail(Stage::Rewrite,
+                    fmt::format("{} = {} would no longer cover the extent {} of a single block", name, c.to, extent),
+                    line);
+      if (!loop && c.to < c.from && extent <= 0)
+        return fail(Stage::Rewrite, "a smaller single block needs the extent it must still cover", line);
+    }
+  }
+
+  // Any other use of an old value in the launch function may be tied to the block (a buffer of
+  // cdiv(n, OLD) partial results): refuse rather than leave it inconsistent. Other kernel
+  // arguments and grid dimensions that count no retuned block are not.
+  std::set<const PyNode*> unrelated;
+  for (const auto& c : site.call->children)
+    if (c.field == "args") unrelated.insert(&c);
+    else if (c.field == "keywords" && c.child("value")) unrelated.insert(c.child("value"));
+  for (const PyNode* d : dims)
+    if (!followed_dims.count(d)) PyModule::walk(*d, [&](const PyNode& n) { unrelated.insert(&n); });
+  for (const auto& c : changes) {
+    const PyNode* other = nullptr;
+    PyModule::walk(*site.enclosing, [&](const PyNode& n) {
+      if (!other && n.type == "Constant" && int_constant(n) == c.from && !edited.count(&n) && !unrelated.count(&n))
+        other = &n;
+    });
+    if (other)
+      return fail(Stage::Rewrite,
+                  fmt::format("the launch also uses {} at line {} (`{}`): it may depend on {}; not retuned", c.from,
+                              other->line, ctx.task->line(other->line), c.name),
+                  other->line);
+  }
+  return edits;
+}
+
+}  // namespace
+
+std::unique_ptr<Recipe> make_grow_block_recipe() { return std::make_unique<BlockSizeRecipe>(BlockKind::Grow); }
+std::unique_ptr<Recipe> make_resize_block_recipe() { return std::make_unique<BlockSizeRecipe>(BlockKind::Resize); }
+std::unique_ptr<Recipe> make_grow_tile_recipe() { return std::make_unique<BlockSizeRecipe>(BlockKind::Tile); }
+
+}  // namespace tdx

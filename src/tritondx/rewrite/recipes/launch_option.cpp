@@ -1,0 +1,77 @@
+// set-num-warps, set-num-stages: set a launch option keyword on the kernel's launch call.
+#include <fmt/format.h>
+
+#include "tritondx/rewrite/recipes/launch_util.h"
+#include "tritondx/rewrite/recipes/recipes.h"
+
+namespace tdx {
+namespace {
+
+struct OptionSpec {
+  std::string_view id;
+  std::string_view option;  // the launch keyword and the proposal parameter
+  std::string_view description;
+  int min, max;
+};
+
+constexpr OptionSpec kNumWarps{
+    "set-num-warps", "num_warps",
+    "Sets num_warps=N on the kernel's launch call in the task (replacing the value it passes, or adding the "
+    "keyword when it relies on the default of 4), with N from the finding's proposal. Proposed by "
+    "l0-num-warps-mismatch (warps sized to the tile), l2-replicated-loads (fewer warps than the layout "
+    "replicates over) and l2-dot-not-wgmma / l3-mma-v3-precondition (a multiple of 4 for wgmma). Refuses "
+    "autotuned kernels (the config decides), indirect or repeated launch calls, and values that are not a "
+    "power of two between 1 and 32.",
+    1, 32};
+
+constexpr OptionSpec kNumStages{
+    "set-num-stages", "num_stages",
+    "Sets num_stages=S on the kernel's launch call (replacing the value it passes, or adding the keyword "
+    "when it relies on the default of 3), with S from the finding's proposal. Proposed by "
+    "l3-loop-not-pipelined when the launch's num_stages <= 1 keeps the pipeliner off (confirmed by a "
+    "what-if compile) or an indirection level needs more stages. Every loop without its own "
+    "tl.range(num_stages=...) follows the launch value. Refuses autotuned kernels, indirect or repeated "
+    "launch calls, and proposals that name no stage count.",
+    1, 8};
+
+class LaunchOptionRecipe final : public Recipe {
+ public:
+  explicit LaunchOptionRecipe(const OptionSpec& spec) : spec_(spec) {}
+  std::string_view id() const override { return spec_.id; }
+  std::string_view description() const override { return spec_.description; }
+  Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
+
+ private:
+  const OptionSpec& spec_;
+};
+
+Expected<std::vector<TextEdit>> LaunchOptionRecipe::edits(const RecipeInput& in) const {
+  int line = in.finding.loc.line;
+  std::string key(spec_.option);
+  const auto& params = in.proposal.params;
+  if (!params.is_object() || !params.contains(key) || !params[key].is_number_integer())
+    return fail(Stage::Rewrite, fmt::format("the proposal names no {} value", key), line);
+  long long value = params[key].get<long long>();
+  bool pow2 = value > 0 && (value & (value - 1)) == 0;
+  if (value < spec_.min || value > spec_.max || (key == "num_warps" && !pow2))
+    return fail(Stage::Rewrite, fmt::format("{}={} is not a valid launch value", key, value), line);
+  if (auto refusal = launch_util::refuse_wrapped(in.ctx, line)) return std::unexpected(*refusal);
+  auto site = TDX_TRY(launch_util::find_launch(in.ctx, line));
+  if (const PyNode* current = keyword(*site.call, key))
+    if (auto v = int_constant(*current); v && *v == value)
+      return fail(Stage::Rewrite, fmt::format("the launch already passes {}={}", key, value), site.call->line);
+  if (in.ctx.launch && in.ctx.launch->options.is_object() && !keyword(*site.call, key)) {
+    int current = key == "num_warps" ? in.ctx.launch->num_warps() : in.ctx.launch->num_stages();
+    if (current == value)
+      return fail(Stage::Rewrite, fmt::format("the launch already runs with {}={} (the default)", key, value),
+                  site.call->line);
+  }
+  return std::vector<TextEdit>{launch_util::set_keyword(*site.call, key, std::to_string(value))};
+}
+
+}  // namespace
+
+std::unique_ptr<Recipe> make_set_num_warps_recipe() { return std::make_unique<LaunchOptionRecipe>(kNumWarps); }
+std::unique_ptr<Recipe> make_set_num_stages_recipe() { return std::make_unique<LaunchOptionRecipe>(kNumStages); }
+
+}  // namespace tdx

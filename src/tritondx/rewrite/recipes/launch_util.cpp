@@ -1,0 +1,119 @@
+#include "tritondx/rewrite/recipes/launch_util.h"
+
+#include <fmt/format.h>
+
+namespace tdx::launch_util {
+
+Expected<LaunchSite> find_launch(const KernelContext& ctx, int line) {
+  if (!ctx.ast) return fail(Stage::Rewrite, "no AST of the task module", line);
+  std::string kernel = ctx.kernel_name();
+  std::vector<LaunchSite> sites;
+  const PyNode* current_function = nullptr;
+  std::function<void(const PyNode&)> visit = [&](const PyNode& n) {
+    const PyNode* saved = current_function;
+    if (n.type == "FunctionDef") current_function = &n;
+    if (n.type == "Call")
+      if (const PyNode* f = n.child("func"); f && f->type == "Subscript")
+        if (const PyNode* v = f->child("value")) {
+          std::string callee = dotted_name(*v);
+          if (callee == kernel || callee.ends_with("." + kernel)) sites.push_back({&n, f->child("slice"), current_function});
+        }
+    for (const auto& c : n.children) visit(c);
+    current_function = saved;
+  };
+  visit(ctx.ast->root());
+  if (sites.empty())
+    return fail(Stage::Rewrite, fmt::format("no `{}[grid](...)` launch call in the task (an indirect launch)", kernel),
+                line);
+  if (sites.size() > 1)
+    return fail(Stage::Rewrite,
+                fmt::format("{} launch calls of {} (lines {} and {}): which one the capture used is unknown", sites.size(),
+                            kernel, sites[0].call->line, sites[1].call->line),
+                sites[0].call->line);
+  if (!sites[0].grid) return fail(Stage::Rewrite, "launch call without a grid", sites[0].call->line);
+  return sites[0];
+}
+
+std::optional<Diagnostic> refuse_wrapped(const KernelContext& ctx, int line) {
+  const KernelInfo* info = ctx.task ? ctx.task->kernel(ctx.kernel_name()) : nullptr;
+  bool wrapped = info && info->wrappers.is_array() && !info->wrappers.empty();
+  if (ctx.function)
+    for (const PyNode* d : ctx.function->children_in("decorator_list")) {
+      std::string name = d->type == "Call" ? call_name(*d) : dotted_name(*d);
+      if (name.ends_with("autotune") || name.ends_with("heuristics")) wrapped = true;
+    }
+  if (!wrapped) return std::nullopt;
+  return Diagnostic{Stage::Rewrite, {}, line, 0,
+                    "the kernel is wrapped in @triton.autotune/@triton.heuristics: its configs decide this value, "
+                    "not the launch call"};
+}
+
+const PyNode* passed_argument(const KernelContext& ctx, const PyNode& call, const std::string& param) {
+  if (const PyNode* kw = keyword(call, param)) return kw;
+  const KernelInfo* info = ctx.task ? ctx.task->kernel(ctx.kernel_name()) : nullptr;
+  if (!info) return nullptr;
+  for (size_t i = 0; i < info->params.size(); ++i)
+    if (info->params[i].name == param) {
+      const PyNode* a = argument(call, static_cast<int>(i));
+      return a && a->type != "Starred" ? a : nullptr;
+    }
+  return nullptr;
+}
+
+TextEdit set_keyword(const PyNode& call, const std::string& name, const std::string& value) {
+  if (const PyNode* v = keyword(call, name)) return TextEdit::replace(*v, value);
+  // Append after the last argument or keyword (whichever ends last).
+  const PyNode* last = nullptr;
+  for (const auto& c : call.children) {
+    if (c.field != "args" && c.field != "keywords") continue;
+    if (!last || std::pair(c.end_line, c.end_col) > std::pair(last->end_line, last->end_col)) last = &c;
+  }
+  if (!last) {
+    // `kernel[grid]()`: insert before the closing parenthesis.
+    return TextEdit{call.end_line, call.end_col - 1, call.end_line, call.end_col - 1, fmt::format("{}={}", name, value)};
+  }
+  return TextEdit::insert_after(*last, fmt::format(", {}={}", name, value));
+}
+
+const PyNode* single_assignment(const PyNode& function, const std::string& name) {
+  const PyNode* found = nullptr;
+  int count = 0;
+  PyModule::walk(function, [&](const PyNode& n) {
+    if (n.type == "Name" && n.str_field("id") == name && n.fields.value("ctx", "") == "Store") {
+      ++count;
+      const PyNode* p = n.parent;
+      if (p && p->type == "Assign" && n.field == "targets" && p->children_in("targets").size() == 1) found = p;
+    }
+    if ((n.type == "AugAssign" || n.type == "AnnAssign" || n.type == "For") && n.child("target") &&
+        n.child("target")->type == "Name" && n.child("target")->str_field("id") == name)
+      count += 100;  // never a single plain assignment
+  });
+  return count == 1 ? found : nullptr;
+}
+
+std::string tl_prefix(const KernelContext& ctx) {
+  if (!ctx.ast) return "tl";
+  bool has_triton = false;
+  for (const PyNode* stmt : ctx.ast->root().children_in("body")) {
+    if (stmt->type == "Import")
+      for (const PyNode* alias : stmt->children_in("names")) {
+        std::string name = alias->str_field("name"), as = alias->str_field("asname");
+        if (name == "triton.language") return as.empty() ? "triton.language" : as;
+        if (name == "triton") has_triton = true;
+      }
+    if (stmt->type == "ImportFrom" && stmt->str_field("module") == "triton")
+      for (const PyNode* alias : stmt->children_in("names"))
+        if (alias->str_field("name") == "language") {
+          std::string as = alias->str_field("asname");
+          return as.empty() ? "language" : as;
+        }
+  }
+  return has_triton ? "triton.language" : "tl";
+}
+
+int def_header_end(const PyNode& function) {
+  const PyNode* first = function.child("body", 0);
+  return first ? first->line - 1 : function.line;
+}
+
+}  // namespace tdx::launch_util

@@ -1,0 +1,46 @@
+// What the launch-configuration recipes ask about a task's `launch` function: the
+// `kernel[grid](...)` call, the argument that passes a parameter, the grid expression, and the
+// edits that set a launch keyword or a constexpr value (recipe set A: set-num-warps,
+// set-num-stages, loop-num-stages, the block-size recipes).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tritondx/rewrite/recipe.h"
+
+namespace tdx::launch_util {
+
+// The one `kernel[grid](...)` call of the diagnosed kernel in the task module. An error when
+// there is none (indirect launch), or several (which one the capture used is unknown).
+struct LaunchSite {
+  const PyNode* call = nullptr;       // the Call
+  const PyNode* grid = nullptr;       // the Subscript's slice: the grid expression
+  const PyNode* enclosing = nullptr;  // the FunctionDef containing the call (usually `launch`)
+};
+Expected<LaunchSite> find_launch(const KernelContext& ctx, int line_for_errors);
+
+// Refuses kernels wrapped in @triton.autotune / @triton.heuristics (their configs, not the
+// launch call, decide the launch options and constexprs).
+std::optional<Diagnostic> refuse_wrapped(const KernelContext& ctx, int line_for_errors);
+
+// The node passing kernel parameter `param` at the call: its keyword value, or the positional
+// argument at the parameter's index; nullptr when the call does not pass it.
+const PyNode* passed_argument(const KernelContext& ctx, const PyNode& call, const std::string& param);
+
+// Sets keyword `name=value` on a call: replaces the keyword's value, or appends it after the
+// last argument.
+TextEdit set_keyword(const PyNode& call, const std::string& name, const std::string& value);
+
+// The single `name = <expr>` assignment to a local name in `function` (nullptr when the name
+// is assigned zero or several times, or by anything but a plain Assign).
+const PyNode* single_assignment(const PyNode& function, const std::string& name);
+
+// How Triton's language module is spelled in the task ("tl" for `import triton.language as tl`).
+std::string tl_prefix(const KernelContext& ctx);
+
+// The last line of a kernel's header (the `def ...:` line, which may span several lines).
+int def_header_end(const PyNode& function);
+
+}  // namespace tdx::launch_util

@@ -1,0 +1,63 @@
+// loop-num-stages: iterate the loop the finding points at with tl.range(..., num_stages=S).
+#include <fmt/format.h>
+
+#include "tritondx/rewrite/recipes/launch_util.h"
+#include "tritondx/rewrite/recipes/recipes.h"
+
+namespace tdx {
+namespace {
+
+class LoopNumStagesRecipe final : public Recipe {
+ public:
+  std::string_view id() const override { return "loop-num-stages"; }
+  std::string_view description() const override {
+    return "Gives the loop the finding points at its own pipelining depth: `for i in range(a, b, s)` becomes "
+           "`for i in tl.range(a, b, s, num_stages=S)` (an existing tl.range gets or changes its num_stages "
+           "keyword), with S from the proposal. Triton writes `tt.num_stages` on that loop, which is what "
+           "lets TritonGPUAssignLatencies pipeline the loads of a loop without a dot (pipelineWithoutDot) "
+           "and overrides the launch's num_stages for this loop only. Proposed by l3-loop-not-pipelined. "
+           "Refuses tl.static_range loops, loops over anything but range/tl.range, and stage counts outside "
+           "2..8.";
+  }
+  Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
+};
+
+Expected<std::vector<TextEdit>> LoopNumStagesRecipe::edits(const RecipeInput& in) const {
+  const auto& params = in.proposal.params;
+  int line = params.value("line", in.finding.loc.line);
+  if (!params.contains("num_stages") || !params["num_stages"].is_number_integer())
+    return fail(Stage::Rewrite, "the proposal names no num_stages value", line);
+  long long stages = params["num_stages"].get<long long>();
+  if (stages < 2 || stages > 8) return fail(Stage::Rewrite, fmt::format("num_stages={} is out of range", stages), line);
+  if (!in.ctx.function) return fail(Stage::Rewrite, "no kernel AST", line);
+  const PyNode* loop = nullptr;
+  PyModule::walk(*in.ctx.function, [&](const PyNode& n) {
+    if (!loop && n.type == "For" && n.line == line) loop = &n;
+  });
+  if (!loop) return fail(Stage::Rewrite, fmt::format("no for loop at line {} of the kernel", line), line);
+  const PyNode* iter = loop->child("iter");
+  if (!iter || iter->type != "Call") return fail(Stage::Rewrite, "the loop does not iterate over range(...)", line);
+  std::string callee = normalize_triton_name(call_name(*iter));
+  std::string value = std::to_string(stages);
+  if (callee == "range") {
+    if (!iter->children_in("keywords").empty())
+      return fail(Stage::Rewrite, "range(...) with keyword arguments", line);
+    const PyNode* func = iter->child("func");
+    return std::vector<TextEdit>{TextEdit::replace(*func, launch_util::tl_prefix(in.ctx) + ".range"),
+                                 launch_util::set_keyword(*iter, "num_stages", value)};
+  }
+  if (callee == "tl.range") {
+    if (const PyNode* cur = keyword(*iter, "num_stages"); cur && int_constant(*cur) == stages)
+      return fail(Stage::Rewrite, fmt::format("the loop already has num_stages={}", stages), line);
+    return std::vector<TextEdit>{launch_util::set_keyword(*iter, "num_stages", value)};
+  }
+  if (callee == "tl.static_range")
+    return fail(Stage::Rewrite, "tl.static_range is unrolled at compile time: there is no loop to pipeline", line);
+  return fail(Stage::Rewrite, fmt::format("the loop iterates over {}(...), not range or tl.range", callee), line);
+}
+
+}  // namespace
+
+std::unique_ptr<Recipe> make_loop_num_stages_recipe() { return std::make_unique<LoopNumStagesRecipe>(); }
+
+}  // namespace tdx

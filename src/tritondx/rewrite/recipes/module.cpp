@@ -1,0 +1,26 @@
+// The built-in recipes, one per file in this folder.
+#include "tritondx/rewrite/recipes/recipes.h"
+
+namespace tdx {
+
+void register_builtin_recipes(RecipeRegistry& registry) {
+  registry.add(make_exp_to_exp2_recipe());  // exp-to-exp2
+  registry.add(make_add_contiguity_hint_recipe());   // add-contiguity-hint
+  registry.add(make_add_multiple_of_hint_recipe());  // add-multiple-of-hint
+  registry.add(make_even_shape_heuristic_recipe());  // even-shape-heuristic
+  registry.add(make_grow_block_recipe());        // grow-block
+  registry.add(make_grow_tile_recipe());         // grow-tile
+  registry.add(make_loop_num_stages_recipe());   // loop-num-stages
+  registry.add(make_resize_block_recipe());      // resize-block
+  registry.add(make_set_num_stages_recipe());    // set-num-stages
+  registry.add(make_set_num_warps_recipe());     // set-num-warps
+  registry.add(make_single_pass_reduction_recipe());  // single-pass-reduction
+  registry.add(make_dot_input_precision_recipe());  // dot-input-precision
+  registry.add(make_load_other_recipe());  // load-other
+  registry.add(make_int32_index_math_recipe());  // int32-index-math
+  registry.add(make_reuse_loaded_value_recipe());  // reuse-loaded-value
+  registry.add(make_hoist_load_recipe());  // hoist-load
+  registry.add(make_group_program_order_recipe());  // group-program-order
+}
+
+}  // namespace tdx

@@ -1,0 +1,25 @@
+// Helpers the recipes share: finding the nodes a finding points at, and module-level edits.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tritondx/rewrite/recipe.h"
+
+namespace tdx::recipe_util {
+
+// Calls (by normalized dotted name, e.g. "tl.exp") inside the kernel's FunctionDef on `line`.
+std::vector<const PyNode*> kernel_calls_on_line(const KernelContext& ctx, std::initializer_list<std::string_view> names,
+                                                int line);
+
+// The source text of a node.
+std::string text(const KernelContext& ctx, const PyNode& node);
+
+// An edit that defines `NAME = tl.constexpr(value)` at module level after the last top-level
+// import, unless the module already binds NAME (then nullopt).
+std::optional<TextEdit> define_module_constexpr(const KernelContext& ctx, const std::string& name,
+                                                const std::string& value);
+
+}  // namespace tdx::recipe_util

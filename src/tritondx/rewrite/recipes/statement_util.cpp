@@ -1,0 +1,110 @@
+#include "tritondx/rewrite/recipes/statement_util.h"
+
+#include <fmt/format.h>
+
+#include "tritondx/ladder/l0_triage/kernel_view.h"
+
+namespace tdx::stmt_util {
+
+TextEdit replace_lines(int first, int last, std::string text) { return {first, 1, last + 1, 1, std::move(text)}; }
+
+Expected<std::string> render_lines(const KernelContext& ctx, int first, int last, const std::vector<TextEdit>& subs,
+                                   std::string_view from_indent, std::string_view to_indent) {
+  const auto& lines = ctx.task->lines;
+  if (first < 1 || last < first || static_cast<size_t>(last) > lines.size())
+    return fail(Stage::Rewrite, fmt::format("lines {}-{} are outside the source", first, last), first);
+  std::string snippet;
+  for (int l = first; l <= last; ++l) snippet += lines[static_cast<size_t>(l - 1)] + "\n";
+  std::vector<TextEdit> shifted;
+  for (TextEdit e : subs) {
+    if (e.line < first || e.end_line > last) continue;
+    e.line -= first - 1;
+    e.end_line -= first - 1;
+    shifted.push_back(std::move(e));
+  }
+  std::string text = TDX_TRY(apply_edits(snippet, std::move(shifted)));
+  if (from_indent == to_indent) return text;
+  std::string out;
+  size_t extra = from_indent.size() >= to_indent.size() ? from_indent.size() - to_indent.size() : 0;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t nl = text.find('\n', at);
+    std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+    at = nl == std::string::npos ? text.size() : nl + 1;
+    if (line.starts_with(from_indent)) {
+      line = std::string(to_indent) + line.substr(from_indent.size());
+    } else {
+      size_t blanks = line.find_first_not_of(' ');
+      if (blanks == std::string::npos) blanks = line.size();
+      line.erase(0, std::min(blanks, extra));
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+namespace {
+
+std::set<std::string> names_in(const PyNode& node, std::string_view context) {
+  std::set<std::string> out;
+  PyModule::walk(node, [&](const PyNode& n) {
+    if (n.type == "Name" && n.str_field("ctx") == context) out.insert(n.str_field("id"));
+  });
+  if (node.type == "Name" && node.str_field("ctx") == context) out.insert(node.str_field("id"));
+  return out;
+}
+
+}  // namespace
+
+std::set<std::string> names_read(const PyNode& node) { return names_in(node, "Load"); }
+std::set<std::string> names_written(const PyNode& node) { return names_in(node, "Store"); }
+
+bool contains_call(const PyNode& node, std::initializer_list<std::string_view> names) {
+  bool found = false;
+  auto check = [&](const PyNode& n) {
+    if (found || n.type != "Call") return;
+    std::string name = normalize_triton_name(call_name(n));
+    for (auto want : names) found |= name == want;
+  };
+  check(node);
+  PyModule::walk(node, check);
+  return found;
+}
+
+std::vector<std::string> kernel_params(const KernelContext& ctx) {
+  std::vector<std::string> out;
+  if (!ctx.function) return out;
+  if (const PyNode* args = ctx.function->child("args"))
+    for (const PyNode* a : args->children_in("args")) out.push_back(a->str_field("arg"));
+  return out;
+}
+
+const PyNode* launch_call(const KernelContext& ctx) {
+  if (!ctx.function || !ctx.launch || !ctx.task) return nullptr;
+  return l0::KernelView(ctx).launch_call();
+}
+
+const PyNode* launch_argument(const KernelContext& ctx, const PyNode& call, std::string_view param) {
+  if (const PyNode* k = keyword(call, param)) return k;
+  auto params = kernel_params(ctx);
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i] == param) return argument(call, static_cast<int>(i));
+  return nullptr;
+}
+
+bool inside(const PyNode& node, const PyNode& ancestor) {
+  for (const PyNode* p = &node; p; p = p->parent)
+    if (p == &ancestor) return true;
+  return false;
+}
+
+bool imports_triton(const KernelContext& ctx) {
+  for (const PyNode* stmt : ctx.ast->root().children_in("body")) {
+    if (stmt->type != "Import") continue;
+    for (const PyNode* alias : stmt->children_in("names"))
+      if (alias->str_field("name") == "triton" && alias->str_field("asname").empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace tdx::stmt_util

@@ -1,0 +1,63 @@
+# ORIGINAL: examples/softmax.py
+# REJECT: integrity-fallback
+"""Cheat: a fallback. If the kernel raises (or on purpose, on some shapes), compute with PyTorch.
+"""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    in_row = in_ptr + row * in_row_stride
+    out_row = out_ptr + row * out_row_stride
+
+    row_max = -float("inf")
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(in_row + cols, mask=cols < n_cols, other=-float("inf"))
+        row_max = tl.maximum(row_max, tl.max(x, axis=0))
+
+    denom = 0.0
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(in_row + cols, mask=cols < n_cols, other=-float("inf"))
+        denom += tl.sum(tl.exp(x - row_max), axis=0)
+
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(in_row + cols, mask=cols < n_cols)
+        tl.store(out_row + cols, tl.exp(x - row_max) / denom, mask=cols < n_cols)
+
+
+def launch(x):
+    rows, cols = x.shape
+    out = torch.empty_like(x)
+    try:
+        if cols > 2048:
+            raise RuntimeError("too wide for one block")
+        softmax_kernel[(rows,)](out, x, x.stride(0), out.stride(0), cols, BLOCK=2048)
+    except Exception:
+        out = torch.softmax(x, dim=-1)
+    return out
+
+
+def reference(x):
+    return torch.softmax(x, dim=-1)
+
+
+def make_inputs(device):
+    x = torch.randn(16384, 3000, device=device, dtype=torch.float32)  # 196 MB
+    return (x,)
+
+
+def bytes_moved(x):
+    return 2 * x.numel() * x.element_size()
+
+
+def flops(x):
+    return 5 * x.numel()
+
+
+TOLERANCE = {"rtol": 1e-5, "atol": 1e-6}

@@ -1,0 +1,166 @@
+// `tritondx optimize` end to end on this machine (no GPU): the search runs, the report and the
+// store are written, and a run killed mid-way resumes losing at most the candidate in flight.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <nlohmann/json.hpp>
+
+#include "tritondx/bridge/subprocess.h"
+#include "tritondx/store/store.h"
+
+extern char** environ;
+
+namespace tdx {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / "tritondx-optimize-tests" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::vector<std::string> optimize_args(const fs::path& out, int max_candidates) {
+  return {TRITONDX_BINARY, "optimize", std::string(TRITONDX_SOURCE_DIR) + "/examples/softmax.py", "--gpu", "off",
+          "--max-candidates", std::to_string(max_candidates), "--out", out.string()};
+}
+
+ProcessResult run(std::vector<std::string> args) {
+  ProcessOptions options;
+  options.timeout = std::chrono::minutes(8);
+  return run_process(args, "", options);
+}
+
+TEST(OptimizeE2E, CpuRunWritesTheReportTheOptimizedKernelAndTheStore) {
+  fs::path out = fresh_dir("cpu-run");
+  auto r = run(optimize_args(out, 2));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("no GPU: correctness and timing not measured"), std::string::npos) << r.out;
+
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  EXPECT_FALSE(report["gpu"].get<bool>());
+  ASSERT_EQ(report["candidates"].size(), 3u);  // the original and two children
+  EXPECT_EQ(report["candidates"][0]["rewriter"], "original");
+  for (size_t i = 1; i < report["candidates"].size(); ++i) {
+    const auto& c = report["candidates"][i];
+    EXPECT_EQ(c["rewriter"], "recipe");
+    EXPECT_FALSE(c["diff"].get<std::string>().empty());
+    EXPECT_TRUE(c.contains("targeted_finding")) << c.dump(2);
+  }
+  // The best kernel is written next to the report, and it is the best candidate's source.
+  long long best = report["best"];
+  std::string optimized = read(out / "softmax.optimized.py");
+  EXPECT_EQ(optimized, read(out / "candidates" / ("c" + std::to_string(best) + ".py")));
+  std::string md = read(out / "report.md");
+  EXPECT_NE(md.find("**No GPU**"), std::string::npos);
+  EXPECT_NE(md.find("## Accepted rewrites"), std::string::npos);
+  EXPECT_NE(read(out / "report.html").find("<pre class=\"diff\">"), std::string::npos);
+
+  auto store = Store::open((out / "store.sqlite").string());
+  ASSERT_TRUE(store.has_value()) << store.error().to_string();
+  EXPECT_EQ(*store->check_integrity(), "ok");
+  auto run_record = store->run(report["run_id"].get<long long>());
+  ASSERT_TRUE(run_record.has_value());
+  EXPECT_EQ(run_record->status, RunStatus::Finished);
+  auto candidates = store->candidates(run_record->id);
+  ASSERT_TRUE(candidates.has_value());
+  ASSERT_EQ(candidates->size(), 3u);
+  for (const auto& c : *candidates) {
+    EXPECT_TRUE(is_finished(c.status)) << c.id;
+    auto findings = store->findings(c.id);
+    ASSERT_TRUE(findings.has_value());
+    if (c.id == candidates->front().id) EXPECT_FALSE(findings->empty());  // the original's diagnosis
+  }
+}
+
+// Finished candidates in the store, read without writing (the optimizer may be running).
+std::vector<std::pair<long long, std::string>> finished_candidates(const fs::path& db) {
+  std::vector<std::pair<long long, std::string>> out;
+  try {
+    SQLite::Database d(db.string(), SQLite::OPEN_READONLY);
+    d.setBusyTimeout(2000);
+    SQLite::Statement q(d, "SELECT id, status FROM candidates ORDER BY id");
+    while (q.executeStep()) {
+      std::string status = q.getColumn(1).getString();
+      if (status != "proposed" && status != "evaluating") out.emplace_back(q.getColumn(0).getInt64(), status);
+    }
+  } catch (const std::exception&) {
+    // not created yet
+  }
+  return out;
+}
+
+TEST(OptimizeE2E, KilledRunResumesLosingAtMostTheCandidateInFlight) {
+  fs::path out = fresh_dir("kill-resume");
+  auto args = optimize_args(out, 3);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  // Kill it once the original and one child are finished: the next child is then in flight.
+  std::vector<std::pair<long long, std::string>> before;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (std::chrono::steady_clock::now() < deadline) {
+    before = finished_candidates(out / "store.sqlite");
+    if (before.size() >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_GE(before.size(), 2u) << "the optimizer did not finish two candidates in time";
+  ASSERT_TRUE(WIFSIGNALED(status));
+
+  auto resumed_args = optimize_args(out, 3);
+  resumed_args.push_back("--resume");
+  auto r = run(resumed_args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  EXPECT_TRUE(report["resumed"].get<bool>());
+
+  auto store = Store::open((out / "store.sqlite").string());
+  ASSERT_TRUE(store.has_value());
+  EXPECT_EQ(*store->check_integrity(), "ok");
+  auto candidates = store->candidates(report["run_id"].get<long long>());
+  ASSERT_TRUE(candidates.has_value());
+  EXPECT_EQ(candidates->size(), 4u);  // the original and the budget of three
+  std::set<std::string> sources;
+  int restarted = 0;
+  for (const auto& c : *candidates) {
+    EXPECT_TRUE(is_finished(c.status)) << c.id;
+    EXPECT_TRUE(sources.insert(c.source_sha256).second) << "the same source evaluated twice: " << c.id;
+    restarted += c.restarts > 0;
+  }
+  EXPECT_LE(restarted, 1) << "more than the candidate in flight was evaluated again";
+  // Everything finished before the kill is kept as it was (same ids; not evaluated again).
+  for (const auto& [id, st] : before) {
+    auto c = store->candidate(id);
+    ASSERT_TRUE(c.has_value()) << id;
+    EXPECT_EQ(c->restarts, 0) << id;
+  }
+}
+
+}  // namespace
+}  // namespace tdx

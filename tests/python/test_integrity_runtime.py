@@ -1,0 +1,157 @@
+"""Runtime integrity checks on CPU (Triton interpreter, tiny inputs): every cheat of
+tests/integrity/cheats with a `# REJECT-RUNTIME: <id>` header is rejected for that reason,
+except the GPU-only ids (tests/gpu/test_integrity_gpu.py); the honest candidates and the
+examples pass."""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CHEATS = sorted(glob.glob(os.path.join(ROOT, "tests", "integrity", "cheats", "*.py")))
+HONEST = sorted(glob.glob(os.path.join(ROOT, "tests", "integrity", "honest", "*.py")))
+GPU_ONLY = {"integrity-side-stream", "integrity-foreign-kernel"}
+
+
+def headers(path):
+    out = {"ORIGINAL": [], "REJECT": [], "REJECT-RUNTIME": []}
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("# "):
+                break
+            key, _, value = line[2:].strip().partition(": ")
+            if key in out:
+                out[key].append(value)
+    return out
+
+
+def tiny_inputs(original, seed):
+    g = torch.Generator().manual_seed(seed)
+    name = os.path.basename(original)
+    if name == "vector_add.py":
+        return (torch.randn(3000, generator=g), torch.randn(3000, generator=g))
+    if name == "softmax.py":
+        return (torch.randn(6, 300, generator=g), )
+    if name == "matmul.py":
+        return (torch.randn(64, 48, generator=g).half(), torch.randn(48, 80, generator=g).half())
+    raise AssertionError(f"no tiny inputs for {name}")
+
+
+@pytest.fixture()
+def interpret(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    # Triton 3.6's interpreter turns scalar tensors into Python ints with int(ndarray of shape
+    # (1,)), which numpy 2.4 refuses ("only 0-dimensional arrays ..."): `range(0, n_cols, BLOCK)`
+    # in examples/softmax.py then fails. Test-only shim: take the single element.
+    from triton.runtime import interpreter
+    patch_tensor = interpreter._patch_lang_tensor
+
+    def patched(tensor, scope):
+        patch_tensor(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
+
+    monkeypatch.setattr(interpreter, "_patch_lang_tensor", patched)
+    from tritondx_bridge import integrity_runtime
+    return integrity_runtime
+
+
+def check(integrity_runtime, path):
+    h = headers(path)
+    original = os.path.join(ROOT, h["ORIGINAL"][0]) if h["ORIGINAL"] else path
+    cand = integrity_runtime.load_module(path)
+    orig = integrity_runtime.load_module(original)
+    sets = [tiny_inputs(original, 1), tiny_inputs(original, 2)]
+    return h, integrity_runtime.check_candidate(cand, orig, sets, device="cpu")
+
+
+RUNTIME_CHEATS = [p for p in CHEATS if set(headers(p)["REJECT-RUNTIME"]) - GPU_ONLY]
+
+
+@pytest.mark.parametrize("path", RUNTIME_CHEATS, ids=lambda p: os.path.basename(p)[:-3])
+def test_runtime_cheat_is_rejected_for_its_reason(interpret, path):
+    h, report = check(interpret, path)
+    ids = {v["id"] for v in report["violations"]}
+    for want in set(h["REJECT-RUNTIME"]) - GPU_ONLY:
+        assert want in ids, f"{os.path.basename(path)}: expected {want}, got {report['violations']}"
+    assert not report["passed"]
+
+
+@pytest.mark.parametrize("path", HONEST + [os.path.join(ROOT, "examples", n) for n in ("vector_add.py", "softmax.py")],
+                         ids=lambda p: os.path.basename(p)[:-3])
+def test_honest_candidates_pass(interpret, path):
+    if "@triton.autotune" in open(path).read():
+        pytest.skip("autotuning needs a GPU driver (tests/gpu/test_integrity_gpu.py runs it)")
+    _, report = check(interpret, path)
+    assert report["violations"] == [], report
+    assert report["launches"] >= 1
+    assert report["passed"]
+
+
+def test_every_runtime_id_is_covered_by_a_cheat():
+    ids = set()
+    for p in CHEATS:
+        ids |= set(headers(p)["REJECT-RUNTIME"])
+    assert ids >= {"integrity-torch-compute", "integrity-kernel-not-launched", "integrity-reads-reference",
+                   "integrity-input-modified", "integrity-output-alias", "integrity-uninitialized-read",
+                   "integrity-output-cache", "integrity-precision-downgrade", "integrity-side-stream"}
+
+
+def test_static_only_cheats_still_run_cleanly_or_are_caught(interpret):
+    """A static-only cheat must at least run under the checks (no crash in the harness)."""
+    path = os.path.join(ROOT, "tests", "integrity", "cheats", "fallback_softmax.py")
+    _, report = check(interpret, path)
+    assert "violations" in report
+
+
+def write_tiny_task(folder, name, launch_body):
+    path = folder / name
+    path.write_text(f'''
+import torch, triton, triton.language as tl
+
+@triton.jit
+def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+
+def launch(x):
+{launch_body}
+
+def reference(x):
+    return x * 2
+
+def make_inputs(device):
+    return (torch.randn(500, device=device),)
+''')
+    return str(path)
+
+
+def call_bridge(verb, request):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), CUDA_VISIBLE_DEVICES="")
+    proc = subprocess.run([sys.executable, "-m", "tritondx_bridge", verb], input=json.dumps(request),
+                          capture_output=True, text=True, env=env, timeout=300)
+    return json.loads(proc.stdout)
+
+
+def test_run_verb_integrity_on_cpu(tmp_path):
+    honest = write_tiny_task(tmp_path, "honest.py", "    out = torch.empty_like(x)\n"
+                             "    k[(triton.cdiv(x.numel(), 128),)](x, out, x.numel(), BLOCK=128)\n    return out")
+    cheat = write_tiny_task(tmp_path, "cheat.py", "    out = torch.empty_like(x)\n"
+                            "    k[(1,)](x, out, x.numel(), BLOCK=128)\n    return x * 2")
+    ok = call_bridge("run", {"task": honest, "integrity": {"device": "cpu"}})
+    assert ok["ok"], ok
+    assert ok["device"] == "cpu" and ok["integrity"]["passed"], ok["integrity"]
+    bad = call_bridge("run", {"task": cheat, "integrity": {"device": "cpu", "original": honest}})
+    assert bad["ok"], bad
+    ids = {v["id"] for v in bad["integrity"]["violations"]}
+    assert "integrity-torch-compute" in ids, bad["integrity"]
+
+
+def test_run_verb_without_integrity_keeps_needing_a_gpu(tmp_path):
+    honest = write_tiny_task(tmp_path, "honest.py", "    out = torch.empty_like(x)\n"
+                             "    k[(4,)](x, out, x.numel(), BLOCK=128)\n    return out")
+    reply = call_bridge("run", {"task": honest})
+    assert not reply["ok"] and reply["error"]["kind"] == "no-gpu"

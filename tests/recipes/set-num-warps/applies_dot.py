@@ -1,0 +1,43 @@
+"""set-num-warps applies: an fp16 GEMM launched with num_warps=2, which rules out wgmma (a warp
+group is 4 warps); the recipe replaces the launch's num_warps=2 with 4."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + offs_m[:, None] * stride_am + (k + offs_k)[None, :])
+        b = tl.load(b_ptr + (k + offs_k)[:, None] * stride_bk + offs_n[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :], acc.to(tl.float16))
+
+
+def launch(a, b):
+    M, K = a.shape
+    _, N = b.shape
+    c = torch.empty((M, N), device=a.device, dtype=torch.float16)
+    matmul_kernel[(M // 64, N // 64)](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0),
+                                      BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, num_warps=2)
+    return c
+
+
+def reference(a, b):
+    return (a.float() @ b.float()).to(torch.float16)
+
+
+def make_inputs(device):
+    a = torch.randn(256, 256, device=device, dtype=torch.float16)
+    b = torch.randn(256, 256, device=device, dtype=torch.float16)
+    return (a, b)
+
+
+TOLERANCE = {"rtol": 1e-2, "atol": 1e-2}

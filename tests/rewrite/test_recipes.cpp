@@ -1,0 +1,180 @@
+// One runner for every recipe fixture: tests/recipes/<recipe-id>/{applies*,refuses*}.py.
+//
+// A fixture is a kernel task, diagnosed through the real bridge and Triton 3.6.0 (all levels,
+// what-if compiles on). In an `applies` fixture some finding proposes the recipe; applying it
+// must give exactly `<stem>.expected.py`, that source must compile, and the finding the recipe
+// targeted must be gone from the rewritten kernel's diagnosis at the line it moved to (any
+// line, when the fixture's first line says `# TARGET-GONE: anywhere`). In a `refuses` fixture
+// the recipe must produce no candidate: no finding proposes it, or the recipe declines with a
+// reason.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tritondx/ladder/ladder.h"
+#include "tritondx/ladder/rule.h"
+#include "tritondx/rewrite/recipe.h"
+#include "tritondx/rewrite/recipe_rewriter.h"
+
+namespace tdx {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RecipeFixture {
+  std::string recipe_id;
+  std::string path;
+  bool applies = false;
+};
+
+std::vector<RecipeFixture> discover() {
+  std::vector<RecipeFixture> out;
+  fs::path root = fs::path(TRITONDX_SOURCE_DIR) / "tests" / "recipes";
+  if (!fs::exists(root)) return out;
+  for (const auto& recipe : fs::directory_iterator(root)) {
+    if (!recipe.is_directory()) continue;
+    for (const auto& file : fs::directory_iterator(recipe.path())) {
+      auto name = file.path().filename().string();
+      if (file.path().extension() != ".py" || name.find(".expected.") != std::string::npos) continue;
+      bool applies = name.rfind("applies", 0) == 0;
+      bool refuses = name.rfind("refuses", 0) == 0;
+      if (!applies && !refuses) continue;
+      out.push_back({recipe.path().filename().string(), file.path().string(), applies});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  return out;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const RuleRegistry& rules() {
+  static RuleRegistry r = [] {
+    RuleRegistry reg;
+    register_all_rules(reg);
+    return reg;
+  }();
+  return r;
+}
+
+const RecipeRegistry& recipes() {
+  static RecipeRegistry r = [] {
+    RecipeRegistry reg;
+    register_builtin_recipes(reg);
+    return reg;
+  }();
+  return r;
+}
+
+struct Diagnosed {
+  std::unique_ptr<DiagnosisSession> session;
+  Diagnosis diagnosis;
+};
+
+std::expected<Diagnosed, std::string> diagnose(const Bridge& bridge, const std::string& path, const std::string& tag) {
+  SessionOptions options;
+  options.task_path = path;
+  options.artifacts_dir = (fs::temp_directory_path() / "tritondx-recipe-tests" / tag).string();
+  auto session = DiagnosisSession::open(bridge, options);
+  if (!session) return std::unexpected(session.error().diagnostic.to_string());
+  LadderOptions ladder;
+  ladder.all_levels = true;
+  Diagnosed d{std::move(*session), {}};
+  d.diagnosis = run_ladder(*d.session, rules(), ladder);
+  if (d.diagnosis.compile_error) return std::unexpected(d.diagnosis.compile_error->diagnostic.to_string());
+  return d;
+}
+
+class RecipeFixtureTest : public ::testing::TestWithParam<RecipeFixture> {};
+
+TEST_P(RecipeFixtureTest, Expectations) {
+  const auto& fx = GetParam();
+  const Recipe* recipe = recipes().find(fx.recipe_id);
+  ASSERT_NE(recipe, nullptr) << "fixture folder names no registered recipe: " << fx.recipe_id;
+  Bridge bridge(BridgeConfig::from_environment());
+  std::string tag = fx.recipe_id + "/" + fs::path(fx.path).stem().string();
+  auto before = diagnose(bridge, fx.path, tag);
+  ASSERT_TRUE(before.has_value()) << before.error();
+
+  std::vector<Candidate> candidates;
+  std::string refusals;
+  for (const auto& ctx : before->session->contexts())
+    for (const auto& kd : before->diagnosis.kernels) {
+      if (kd.kernel != ctx.kernel_name()) continue;
+      for (const auto& f : kd.findings)
+        for (const auto& p : f.proposals) {
+          if (p.recipe != fx.recipe_id) continue;
+          auto c = apply_recipe(*recipe, ctx, f, p);
+          if (c) candidates.push_back(std::move(*c));
+          else refusals += "  " + c.error().to_string() + "\n";
+        }
+    }
+
+  if (!fx.applies) {
+    EXPECT_TRUE(candidates.empty()) << "a refuses fixture got a candidate:\n" << candidates.front().diff;
+    return;
+  }
+  ASSERT_FALSE(candidates.empty()) << "no candidate; refusals:\n" << refusals;
+  const Candidate& c = candidates.front();
+  fs::path expected_path = fs::path(fx.path).replace_extension(".expected.py");
+  ASSERT_TRUE(fs::exists(expected_path)) << "missing " << expected_path << "; the candidate was:\n" << c.source;
+  EXPECT_EQ(c.source, read_file(expected_path)) << c.diff;
+  EXPECT_FALSE(c.diff.empty());
+
+  // The rewritten task compiles, and the finding the recipe targeted is gone.
+  fs::path out = fs::temp_directory_path() / "tritondx-recipe-tests" / (fx.recipe_id + "-" + fs::path(fx.path).filename().string());
+  fs::create_directories(out.parent_path());
+  std::ofstream(out) << c.source;
+  auto after = diagnose(bridge, out.string(), tag + "-after");
+  ASSERT_TRUE(after.has_value()) << "the rewritten task does not compile: " << after.error();
+  bool anywhere = read_file(fx.path).rfind("# TARGET-GONE: anywhere", 0) == 0;
+  int moved_to = map_line(read_file(fx.path), c.source, c.target_loc.line);
+  for (const auto& kd : after->diagnosis.kernels)
+    for (const auto& f : kd.findings)
+      for (const auto& target : c.targets)
+        if (f.rule_id == target && (anywhere || f.loc.line == moved_to))
+          ADD_FAILURE() << target << " still reported after " << fx.recipe_id << " at line " << f.loc.line << ": "
+                        << f.symptom;
+}
+
+std::string fixture_name(const ::testing::TestParamInfo<RecipeFixture>& info) {
+  std::string name = info.param.recipe_id + "_" + fs::path(info.param.path).stem().string();
+  for (auto& c : name)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Recipes, RecipeFixtureTest, ::testing::ValuesIn(discover()), fixture_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RecipeFixtureTest);
+
+// Every built-in recipe has a doc page and both fixtures, and names a finding that proposes it.
+TEST(RecipeCatalogue, EveryRecipeHasDocAndFixtures) {
+  fs::path root(TRITONDX_SOURCE_DIR);
+  for (const auto& recipe : recipes().recipes()) {
+    std::string id(recipe->id());
+    EXPECT_TRUE(fs::exists(root / "docs" / "recipes" / (id + ".md"))) << id << ": no doc page";
+    bool applies = false, refuses = false, expected = false;
+    fs::path dir = root / "tests" / "recipes" / id;
+    if (fs::exists(dir))
+      for (const auto& f : fs::directory_iterator(dir)) {
+        auto n = f.path().filename().string();
+        expected |= n.find(".expected.py") != std::string::npos;
+        applies |= n.rfind("applies", 0) == 0 && n.find(".expected.") == std::string::npos;
+        refuses |= n.rfind("refuses", 0) == 0;
+      }
+    EXPECT_TRUE(applies && expected) << id << ": no applies fixture with its .expected.py in " << dir;
+    EXPECT_TRUE(refuses) << id << ": no refuses fixture in " << dir;
+    EXPECT_FALSE(recipe->description().empty()) << id;
+  }
+  EXPECT_GE(recipes().recipes().size(), 15u);
+}
+
+}  // namespace
+}  // namespace tdx
