@@ -341,11 +341,17 @@ def check_candidate(candidate, original, input_sets, device="cpu", gpu_profile=N
     set0, set1 = tuple(input_sets[0]), tuple(input_sets[1])
     ref0 = reference64(original, set0)
 
-    # The original, for what it is allowed to do (its aten ops, aliases, error).
+    # Warm-up (JIT compilation, autotuning: its benchmarking runs aten ops of its own), watched
+    # for patches, environment writes and reference calls only.
+    watched_call(original, clone_inputs(set0), device)
+    _, c_warm = watched_call(candidate, clone_inputs(set0), device)
+
+    # The original, for what it is allowed to do (its aten ops, aliases, in-place inputs, error).
     o_in = clone_inputs(set0)
     o_out, o_watch = watched_call(original, o_in, device)
     allowed = ALLOWED_ATEN | set(o_watch.ops)
     o_alias = aliases(o_out, o_in)
+    o_modified = {i for i, (x, p) in enumerate(zip(o_in, set0)) if torch.is_tensor(x) and not bitwise_same((x, ), (p, ))}
 
     # Run A: fresh allocations hold NaN.
     a_in = clone_inputs(set0)
@@ -357,10 +363,11 @@ def check_candidate(candidate, original, input_sets, device="cpu", gpu_profile=N
         rep.violation("integrity-torch-compute",
                       "launch() computed with PyTorch: aten ops " + ", ".join(extra) +
                       " (allowed: allocation, view and copy ops, and the original launch's ops)")
-    if a_watch.reference_calls:
-        rep.violation("integrity-reads-reference", f"launch() called reference() {a_watch.reference_calls} time(s)")
+    calls = a_watch.reference_calls + c_warm.reference_calls
+    if calls:
+        rep.violation("integrity-reads-reference", f"launch() called reference() {calls} time(s)")
     for i, (x, p) in enumerate(zip(a_in, set0)):
-        if torch.is_tensor(x) and not bitwise_same((x, ), (p, )):
+        if i not in o_modified and torch.is_tensor(x) and not bitwise_same((x, ), (p, )):
             rep.violation("integrity-input-modified", f"launch() modified input {i}")
     for i, j in sorted(aliases(a_out, a_in) - o_alias):
         rep.violation("integrity-output-alias", f"output {i} shares memory with input {j}")
@@ -372,15 +379,13 @@ def check_candidate(candidate, original, input_sets, device="cpu", gpu_profile=N
     b_in = clone_inputs(set0)
     b_out, b_watch = watched_call(candidate, b_in, device, POISONS[1])
     if not bitwise_same(a_out, b_out):
-        o2_out, _ = watched_call(original, clone_inputs(set0), device, POISONS[1])
-        o1_out, _ = watched_call(original, clone_inputs(set0), device, POISONS[0])
-        if bitwise_same(o1_out, o2_out):
+        if close(original, a_out, ref0) and close(original, b_out, ref0):
+            rep.note("outputs differ bitwise between two runs on the same inputs but both are within tolerance "
+                     "(a nondeterministic reduction order?)")
+        else:
             rep.violation("integrity-uninitialized-read",
                           "the outputs change with what freshly allocated memory held (NaN, then 1e30): "
                           "the candidate returns memory it never wrote")
-        else:
-            rep.note("outputs differ between runs for the original too (nondeterministic): uninitialized-read "
-                     "check skipped")
 
     # Run C: the inputs of run B change in place (same objects, same pointers).
     for x, y in zip(b_in, set1):
@@ -396,9 +401,10 @@ def check_candidate(candidate, original, input_sets, device="cpu", gpu_profile=N
                       "that no longer matches the reference: it reuses an earlier result")
 
     # Patched timers/comparisons and environment writes (undone after each call).
-    for name in sorted({n for w in (a_watch, b_watch, c_watch) for n in w.patched_attrs}):
+    watches = (c_warm, a_watch, b_watch, c_watch)
+    for name in sorted({n for w in watches for n in w.patched_attrs}):
         rep.violation("integrity-timer-patch", f"launch() replaced {name} (restored by the checker)")
-    env = sorted({k for w in (a_watch, b_watch, c_watch) for k in w.env_changes})
+    env = sorted({k for w in watches for k in w.env_changes})
     if env:
         rep.violation("integrity-env-write", "launch() changed environment variables " + ", ".join(env) +
                       " (restored by the checker)")
@@ -476,6 +482,24 @@ def run_integrity(task_module, request, make_inputs, device):
                            gpu_profile=bool(request.get("gpu_profile", True)))
 
 
+def install_interpreter_shim():
+    """Triton 3.6's interpreter turns scalar tensors into Python ints with int(ndarray of shape
+    (1,)), which numpy >= 2.4 refuses ("only 0-dimensional arrays ..."), so `range(0, n, BLOCK)`
+    with a scalar argument fails under TRITON_INTERPRET=1. Takes the single element instead.
+    Returns a function that undoes the patch."""
+    from triton.runtime import interpreter
+    patch_tensor = getattr(interpreter, "_patch_lang_tensor", None)
+    if patch_tensor is None:
+        return lambda: None
+
+    def patched(tensor, scope):
+        patch_tensor(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
+
+    interpreter._patch_lang_tensor = patched
+    return lambda: setattr(interpreter, "_patch_lang_tensor", patch_tensor)
+
+
 def cpu_reply(request):
     """`run` with {"integrity": {"device": "cpu", ...}} on a machine without a GPU: the runtime
     checks only, under the Triton interpreter, on make_inputs("cpu") (small tasks only: the
@@ -485,6 +509,7 @@ def cpu_reply(request):
     path = request.get("task")
     if not path or not os.path.isfile(path):
         raise BridgeError("file-missing", f"task file not found: {path}", file=path or "")
+    install_interpreter_shim()
     module = load_module(path)
     seed = int(request.get("seed", 1234))
 

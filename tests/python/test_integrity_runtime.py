@@ -44,19 +44,10 @@ def tiny_inputs(original, seed):
 @pytest.fixture()
 def interpret(monkeypatch):
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    # Triton 3.6's interpreter turns scalar tensors into Python ints with int(ndarray of shape
-    # (1,)), which numpy 2.4 refuses ("only 0-dimensional arrays ..."): `range(0, n_cols, BLOCK)`
-    # in examples/softmax.py then fails. Test-only shim: take the single element.
-    from triton.runtime import interpreter
-    patch_tensor = interpreter._patch_lang_tensor
-
-    def patched(tensor, scope):
-        patch_tensor(tensor, scope)
-        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
-
-    monkeypatch.setattr(interpreter, "_patch_lang_tensor", patched)
     from tritondx_bridge import integrity_runtime
-    return integrity_runtime
+    undo = integrity_runtime.install_interpreter_shim()  # examples/softmax.py's range(0, n_cols, BLOCK)
+    yield integrity_runtime
+    undo()
 
 
 def check(integrity_runtime, path):

@@ -282,6 +282,9 @@ TEST(LlmRewriterTest, TheRequestCarriesTheSourceAndFindings) {
   EXPECT_EQ(body["model"], "test-model");
   ASSERT_EQ(body["messages"].size(), 2u);
   std::string user = body["messages"][1]["content"];
+  fs::path dir = fs::temp_directory_path() / ("tritondx-llm-tests-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "softmax.prompt.md") << body["messages"][0]["content"].get<std::string>() << "\n\n" << user;
   EXPECT_NE(user.find("row_max = tl.maximum(row_max, tl.max(x, axis=0))"), std::string::npos);
   EXPECT_NE(user.find("def make_inputs(device):"), std::string::npos);
   EXPECT_NE(user.find("l0-multi-pass-reduction"), std::string::npos);

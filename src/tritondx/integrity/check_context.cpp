@@ -57,7 +57,12 @@ ModuleFacts::ModuleFacts(const TaskSource& task) : task_(&task) {
           kernel = true;
       }
       std::string name = stmt.str_field("name");
-      if (kernel) kernels_.insert(name);
+      if (kernel) {
+        kernels_.insert(name);
+        // Decorator arguments run on the host: autotune pre_hook/post_hook/prune_configs_by,
+        // heuristics lambdas, triton.Config(pre_hook=...).
+        for (const auto* deco : stmt.children_in("decorator_list")) host_.push_back(deco);
+      }
       if (kernel || is_fixed_function(name)) continue;
     } else if ((stmt.type == "Assign" || stmt.type == "AnnAssign")) {
       if (assigns_name(stmt, kToleranceName)) continue;

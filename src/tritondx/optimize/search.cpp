@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 
 #include "tritondx/ladder/rule.h"
 #include "tritondx/optimize/search_store.h"
+#include "tritondx/rewrite/llm/llm_rewriter.h"
 #include "tritondx/rewrite/recipe.h"
 #include "tritondx/rewrite/recipe_rewriter.h"
 #include "tritondx/rewrite/source_edit.h"
@@ -102,6 +104,19 @@ constexpr Level kEscalation[] = {Level::L1, Level::L2, Level::L3};
 
 double priority(const Finding& f) { return f.confidence * f.estimated_gain.value_or(1.05); }
 
+// What a rewrite must keep, in prose (for the LLM; recipes keep it by construction).
+std::string constraints(const KernelContext& ctx) {
+  std::string out =
+      "Keep the task's `launch` signature and return value, and keep computing the result with the "
+      "task's own @triton.jit kernel(s): no PyTorch compute, no other libraries, no caching of outputs. "
+      "`reference`, `make_inputs`, the tolerances and the FLOP/byte counts are fixed and must not change. ";
+  if (ctx.tolerance.is_object() && !ctx.tolerance.empty())
+    out += "Outputs must match the reference within the task's TOLERANCE " + ctx.tolerance.dump() + ". ";
+  else
+    out += "Outputs must match the reference within the default tolerance for their dtype. ";
+  return out;
+}
+
 class Search {
  public:
   Search(const Bridge& bridge, const OptimizeOptions& options) : bridge_(bridge), o_(options) {
@@ -130,6 +145,7 @@ class Search {
   RuleRegistry rules_;
   RecipeRegistry recipes_;
   std::optional<Store> store_;
+  std::unique_ptr<LlmRewriter> llm_;
   OptimizeResult r_;
   std::string original_source_;
   std::optional<integrity::TaskSource> original_task_;  // what every candidate must stay faithful to
@@ -138,6 +154,7 @@ class Search {
   std::map<size_t, std::unique_ptr<DiagnosisSession>> sessions_;  // unexpanded verified nodes
   std::vector<std::string> seen_;  // source hashes already in the run
   size_t escalation_ = 0;
+  std::set<long long> llm_asked_;  // (candidate, escalation) pairs the LLM was asked about
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
@@ -166,6 +183,11 @@ Expected<void> Search::setup() {
   fs::create_directories(candidates_dir_, ec);
   if (ec) return fail(Stage::Store, fmt::format("cannot create {}: {}", candidates_dir_.string(), ec.message()));
   fs::create_directories(fs::path(r_.store_path).parent_path(), ec);
+  if (o_.llm) {
+    auto config = load_llm_config(o_.llm_config);
+    if (!config) return std::unexpected(config.error());
+    llm_ = std::make_unique<LlmRewriter>(std::move(*config), bridge_);
+  }
   auto original = integrity::load_task_source(bridge_, r_.task_path);
   if (!original) return std::unexpected(original.error());
   original_task_ = std::move(*original);
@@ -318,6 +340,7 @@ Expected<void> Search::expand(size_t index) {
   while (true) {
     Level up_to = kEscalation[escalation_];
     std::vector<RewriteAttempt> attempts;
+    std::vector<std::vector<nlohmann::json>> calls;  // the LLM calls behind each attempt
     for (const auto& ctx : session->contexts()) {
       std::vector<Finding> findings;
       for (const auto& f : r_.nodes[index].findings)
@@ -325,21 +348,45 @@ Expected<void> Search::expand(size_t index) {
       std::stable_sort(findings.begin(), findings.end(),
                        [](const Finding& a, const Finding& b) { return priority(a) > priority(b); });
       RecipeRewriter recipes(recipes_);
-      RewriteRequest request{ctx, findings, ""};
-      for (auto& a : recipes.propose(request)) attempts.push_back(std::move(a));
+      RewriteRequest request{ctx, findings, constraints(ctx)};
+      for (auto& a : recipes.propose(request)) {
+        attempts.push_back(std::move(a));
+        calls.emplace_back();
+      }
+      if (llm_ && !llm_asked_.contains(parent_id * 16 + static_cast<long long>(escalation_))) {
+        llm_asked_.insert(parent_id * 16 + static_cast<long long>(escalation_));
+        auto llm_attempts = llm_->propose(request);
+        size_t first = attempts.size();
+        for (auto& a : llm_attempts) {
+          attempts.push_back(std::move(a));
+          calls.emplace_back();
+        }
+        for (const auto& c : llm_->last_calls())
+          if (first + c.attempt_index < calls.size()) calls[first + c.attempt_index].push_back(c.call);
+      }
     }
     int fresh = 0;
     bool progressed = false;
     std::string why;
-    for (auto& a : attempts) {
+    for (size_t ai = 0; ai < attempts.size(); ++ai) {
+      auto& a = attempts[ai];
+      // LLM calls are stored whatever came of them (tokens were spent); tied to the candidate
+      // when there is one.
+      auto store_calls = [&](std::optional<long long> candidate_id) -> Expected<void> {
+        for (const auto& c : calls[ai]) TDX_CHECK(store_->add_llm_call(r_.run_id, candidate_id, c));
+        return {};
+      };
       if (!a.candidate) {
+        TDX_CHECK(store_calls(std::nullopt));
         note_once(fmt::format("recipe {} declined ({}): {}", a.recipe, a.targets.empty() ? "" : a.targets.front(),
                               a.candidate.error().message));
         continue;
       }
       std::string sha = sha256_hex(a.candidate->source);
-      if (std::find(seen_.begin(), seen_.end(), sha) != seen_.end()) continue;
-      if (!budget_left(why)) break;
+      if (std::find(seen_.begin(), seen_.end(), sha) != seen_.end() || !budget_left(why)) {
+        TDX_CHECK(store_calls(std::nullopt));
+        continue;
+      }
       seen_.push_back(sha);
       ++fresh;
       SearchNode child;
@@ -348,6 +395,7 @@ Expected<void> Search::expand(size_t index) {
       child.candidate = std::move(*a.candidate);
       child.candidate.diff = unified_diff(parent_source, child.candidate.source, fs::path(r_.task_path).filename().string());
       child.id = TDX_TRY(store_->add_candidate(r_.run_id, parent_id, generation, child.candidate));
+      TDX_CHECK(store_calls(child.id));
       size_t ci = TDX_TRY(evaluate_node(std::move(child), &parent_source, r_.gpu));
       if (r_.nodes[ci].status == "verified" && improves(r_.nodes[ci].score, parent_score, o_.min_gain))
         progressed = true;
