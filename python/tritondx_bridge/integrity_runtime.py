@@ -24,10 +24,8 @@ Every check returns violations as {"id", "line": 0, "message"}; a check that can
 (the reference fails in float64, the original itself is nondeterministic) adds a note instead.
 """
 import importlib.util
-import json
 import os
 import sys
-import tempfile
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -60,9 +58,6 @@ GUARDED_ATTRS = (
     ("triton", "testing.do_bench"), ("triton", "testing.do_bench_cudagraph"),
     ("triton", "runtime.driver"),
 )
-# GPU kernels PyTorch runs for the allowed ops (fills for zeros/full, copies for clone/copy_).
-ALLOWED_TORCH_KERNEL_PATTERNS = ("FillFunctor", "fill_kernel", "copy_kernel", "direct_copy", "CatArrayBatchedCopy")
-
 
 def load_module(path):
     """Imports a task file as its own module (no validation: works under TRITON_INTERPRET=1)."""
@@ -356,16 +351,6 @@ def check_candidate(candidate, original, input_sets, device="cpu", gpu_profile=N
     # Run A: fresh allocations hold NaN.
     a_in = clone_inputs(set0)
     a_out, a_watch = watched_call(candidate, a_in, device, POISONS[0])
-    if not a_watch.launches:
-        rep.violation("integrity-kernel-not-launched", "launch() ran none of the module's Triton kernels")
-    extra = sorted(set(a_watch.ops) - allowed)
-    if extra:
-        rep.violation("integrity-torch-compute",
-                      "launch() computed with PyTorch: aten ops " + ", ".join(extra) +
-                      " (allowed: allocation, view and copy ops, and the original launch's ops)")
-    calls = a_watch.reference_calls + c_warm.reference_calls
-    if calls:
-        rep.violation("integrity-reads-reference", f"launch() called reference() {calls} time(s)")
     for i, (x, p) in enumerate(zip(a_in, set0)):
         if i not in o_modified and torch.is_tensor(x) and not bitwise_same((x, ), (p, )):
             rep.violation("integrity-input-modified", f"launch() modified input {i}")
@@ -400,8 +385,23 @@ def check_candidate(candidate, original, input_sets, device="cpu", gpu_profile=N
                       "after the inputs changed in place (same tensors, same pointers), launch() returned a result "
                       "that no longer matches the reference: it reuses an earlier result")
 
-    # Patched timers/comparisons and environment writes (undone after each call).
+    # What every watched call did: kernels launched, aten ops, reference calls.
+    runs = {"first": a_watch, "second": b_watch, "third": c_watch}
+    idle = [name for name, w in runs.items() if not w.launches]
+    if idle:
+        rep.violation("integrity-kernel-not-launched",
+                      f"launch() ran none of the module's Triton kernels (call: {', '.join(idle)})")
+    extra = sorted({op for w in runs.values() for op in w.ops} - allowed)
+    if extra:
+        rep.violation("integrity-torch-compute",
+                      "launch() computed with PyTorch: aten ops " + ", ".join(extra) +
+                      " (allowed: allocation, view and copy ops, and the original launch's ops)")
     watches = (c_warm, a_watch, b_watch, c_watch)
+    calls = sum(w.reference_calls for w in watches)
+    if calls:
+        rep.violation("integrity-reads-reference", f"launch() called reference() {calls} time(s)")
+
+    # Patched timers/comparisons and environment writes (undone after each call).
     for name in sorted({n for w in watches for n in w.patched_attrs}):
         rep.violation("integrity-timer-patch", f"launch() replaced {name} (restored by the checker)")
     env = sorted({k for w in watches for k in w.env_changes})
@@ -421,65 +421,45 @@ def check_candidate(candidate, original, input_sets, device="cpu", gpu_profile=N
     elif err_c is None:
         rep.note("non-finite outputs where the reference is finite: precision check skipped")
 
-    result = {"launches": len(a_watch.launches), "aten_ops": sorted(a_watch.ops)}
+    result = {"launches": len(a_watch.launches), "aten_ops": sorted({op for w in runs.values() for op in w.ops})}
     if device == "cuda" and gpu_profile is not False and torch.cuda.is_available():
+        from .integrity_gpu import gpu_checks
         result["gpu_kernels"] = gpu_checks(candidate, original, set0, rep)
     result.update({"passed": not rep.violations, "violations": rep.violations, "notes": rep.notes})
     return result
 
 
-def profile_kernels(module, inputs):
-    """[(name, stream, is_marker)] of every GPU kernel/memset/memcpy during one launch() call;
-    a marker fill on the current stream comes first, so its stream is the caller's."""
-    from torch.profiler import ProfilerActivity, profile
-    marker = torch.empty(1, device="cuda")
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        marker.fill_(7.0)
-        module.launch(*inputs)
-        torch.cuda.synchronize()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "trace.json")
-        prof.export_chrome_trace(path)
-        with open(path) as f:
-            trace = json.load(f)
-    events = [e for e in trace.get("traceEvents", []) if e.get("cat") in ("kernel", "gpu_memset", "gpu_memcpy")]
-    events.sort(key=lambda e: e.get("ts", 0))
-    return [{"name": e.get("name", ""), "cat": e.get("cat"), "stream": (e.get("args") or {}).get("stream")}
-            for e in events]
+def snapshot_guarded():
+    """The guarded functions as they are now (take it before the candidate is imported)."""
+    return {name: (owner, attr, value) for name, owner, attr, value in _guarded_values()}
 
 
-def gpu_checks(candidate, original, inputs, rep):
-    """integrity-foreign-kernel and integrity-side-stream from one profiled call each."""
-    orig = profile_kernels(original, clone_inputs(inputs))
-    cand = profile_kernels(candidate, clone_inputs(inputs))
-    if not cand or cand[0]["cat"] != "kernel":
-        rep.note("the profiler recorded no marker kernel: GPU checks skipped")
-        return cand
-    current = cand[0]["stream"]
-    own = set(module_kernels(candidate))
-    orig_names = {e["name"] for e in orig[1:]}
-    for e in cand[1:]:
-        if e["cat"] == "kernel":
-            name = e["name"]
-            ok = name in own or any(name.startswith(k) for k in own) or name in orig_names or \
-                any(p in name for p in ALLOWED_TORCH_KERNEL_PATTERNS)
-            if not ok:
-                rep.violation("integrity-foreign-kernel",
-                              f"GPU kernel {name!r} is not a Triton kernel of the module (nor a memset/memcpy)")
-        if current is not None and e["stream"] is not None and e["stream"] != current:
-            rep.violation("integrity-side-stream",
-                          f"{e['cat']} {e['name']!r} ran on stream {e['stream']}, the caller's is {current}")
-    return cand[1:]
+def restore_guarded(baseline):
+    """Names of guarded functions replaced since `baseline`; puts the originals back."""
+    changed = []
+    for name, owner, attr, value in _guarded_values():
+        before = baseline.get(name)
+        if before is not None and before[2] is not value:
+            changed.append(name)
+            setattr(before[0], before[1], before[2])
+    return changed
 
 
-def run_integrity(task_module, request, make_inputs, device):
+def run_integrity(task_module, request, make_inputs, device, baseline=None):
     """The `run` verb's "integrity" option ({"original"?: path, "gpu_profile"?: true}) -> the
-    report. `make_inputs(i)` returns the i-th fresh input set (two are used)."""
+    report. `make_inputs(i)` returns the i-th fresh input set (two are used); `baseline`, from
+    snapshot_guarded() before the task was imported, catches patches made at import time or
+    during earlier calls."""
     request = request if isinstance(request, dict) else {}
+    earlier = restore_guarded(baseline) if baseline else []
     original = load_module(request["original"]) if request.get("original") else task_module
-    return check_candidate(task_module, original, [make_inputs(0), make_inputs(1)], device,
-                           gpu_profile=bool(request.get("gpu_profile", True)))
+    report = check_candidate(task_module, original, [make_inputs(0), make_inputs(1)], device,
+                             gpu_profile=bool(request.get("gpu_profile", True)))
+    for name in earlier:
+        report["violations"].append({"id": "integrity-timer-patch", "line": 0, "message":
+                                     f"{name} was replaced at import or during the correctness runs (restored)"})
+        report["passed"] = False
+    return report
 
 
 def install_interpreter_shim():

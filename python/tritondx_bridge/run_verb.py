@@ -20,6 +20,10 @@ def run_verb(request):
     if isinstance(integrity, dict) and integrity.get("device") == "cpu" and not torch.cuda.is_available():
         from . import integrity_runtime
         return integrity_runtime.cpu_reply(request)
+    baseline = None
+    if integrity:
+        from . import integrity_runtime
+        baseline = integrity_runtime.snapshot_guarded()  # before the task's import-time code runs
     task = load_task(request.get("task"))
     if not torch.cuda.is_available():
         raise BridgeError("no-gpu", "the run verb needs a CUDA GPU; none is visible", file=task.path)
@@ -38,7 +42,7 @@ def run_verb(request):
         from . import integrity_runtime
         try:
             reply["integrity"] = integrity_runtime.run_integrity(
-                task.module, integrity, lambda i: verify.make_inputs(task, seed + 200 + i), "cuda")
+                task.module, integrity, lambda i: verify.make_inputs(task, seed + 200 + i), "cuda", baseline)
         except Exception as e:  # noqa: BLE001 - an unverifiable candidate is reported, not a crash
             reply["integrity"] = {"passed": False, "violations": [], "notes": [],
                                   "error": f"the integrity checks could not run: {type(e).__name__}: {e}"}

@@ -71,6 +71,10 @@ std::string describe(const std::vector<Violation>& vs) {
   return out.empty() ? " (none)" : out;
 }
 
+bool has(const std::vector<Violation>& vs, std::string_view id) {
+  return std::ranges::any_of(vs, [&](const Violation& v) { return v.id == id; });
+}
+
 class CheatTest : public ::testing::TestWithParam<Fixture> {};
 
 TEST_P(CheatTest, RejectedWithTheRightReason) {
@@ -121,6 +125,15 @@ TEST(IntegrityStatic, ExamplesPassAgainstThemselves) {
   }
 }
 
+TEST(IntegrityStatic, FilesThroughTheBridge) {
+  auto vs = check_static_files(bridge(), (kRoot / "examples" / "vector_add.py").string(),
+                               (kRoot / "tests" / "integrity" / "cheats" / "timer_patch_add.py").string());
+  ASSERT_TRUE(vs.has_value()) << vs.error().to_string();
+  EXPECT_TRUE(has(*vs, "integrity-timer-patch")) << describe(*vs);
+  auto missing = check_static_files(bridge(), (kRoot / "examples" / "vector_add.py").string(), "/nonexistent/cand.py");
+  EXPECT_FALSE(missing.has_value());
+}
+
 TEST(IntegrityStatic, SuiteCoversAtLeastEightTricks) {
   std::set<std::string> ids;
   for (const auto& f : fixtures("cheats")) {
@@ -145,10 +158,6 @@ std::vector<Violation> check_edit(const std::string& example, const std::string&
   fs::path cand = dir / ("edit_" + std::to_string(std::hash<std::string>{}(text)) + ".py");
   std::ofstream(cand) << text;
   return check_static(load(orig), load(cand));
-}
-
-bool has(const std::vector<Violation>& vs, std::string_view id) {
-  return std::ranges::any_of(vs, [&](const Violation& v) { return v.id == id; });
 }
 
 TEST(IntegrityStatic, CommentsAndLayoutInFixedPartsDoNotCount) {
@@ -224,6 +233,10 @@ TEST(IntegrityCatalogue, RuntimeViolationsFromARunReply) {
   EXPECT_TRUE(runtime_violations(nlohmann::json::object()).empty());
   nlohmann::json back = vs[0];
   EXPECT_EQ(back["message"], "stale output");
+  auto failed = runtime_violations(nlohmann::json::parse(
+      R"({"integrity": {"passed": false, "violations": [], "error": "the integrity checks could not run: X"}})"));
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].id, "integrity-unverified");
 }
 
 }  // namespace

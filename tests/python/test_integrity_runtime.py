@@ -146,3 +146,31 @@ def test_run_verb_without_integrity_keeps_needing_a_gpu(tmp_path):
                              "    k[(4,)](x, out, x.numel(), BLOCK=128)\n    return out")
     reply = call_bridge("run", {"task": honest})
     assert not reply["ok"] and reply["error"]["kind"] == "no-gpu"
+
+
+def test_gpu_trace_analysis_without_a_gpu(interpret, monkeypatch):
+    """The profiler half on canned traces: a marker on the caller's stream first, then the call's
+    kernels; a foreign kernel and a kernel on another stream are reported, the module's own
+    kernels, memsets and the original's kernels are not."""
+    from tritondx_bridge import integrity_gpu
+    module = interpret.load_module(os.path.join(ROOT, "examples", "vector_add.py"))
+    marker = {"name": "vectorized_elementwise_kernel<4, FillFunctor<float>>", "cat": "kernel", "stream": 7}
+    traces = {
+        "original": [marker, {"name": "add_kernel", "cat": "kernel", "stream": 7},
+                     {"name": "ampere_sgemm", "cat": "kernel", "stream": 7}],
+        "candidate": [marker, {"name": "add_kernel", "cat": "kernel", "stream": 13},
+                      {"name": "Memset (Device)", "cat": "gpu_memset", "stream": 7},
+                      {"name": "ampere_sgemm", "cat": "kernel", "stream": 7},
+                      {"name": "cutlass_80_tensorop_gemm", "cat": "kernel", "stream": 7}],
+    }
+    calls = iter(["original", "candidate"])
+    monkeypatch.setattr(integrity_gpu, "profile_kernels", lambda mod, inputs: traces[next(calls)])
+    rep = interpret.Report()
+    kernels = integrity_gpu.gpu_checks(module, module, (), rep)
+    assert len(kernels) == 4
+    by_id = {}
+    for v in rep.violations:
+        by_id.setdefault(v["id"], []).append(v["message"])
+    assert set(by_id) == {"integrity-foreign-kernel", "integrity-side-stream"}, rep.violations
+    assert len(by_id["integrity-foreign-kernel"]) == 1 and "cutlass" in by_id["integrity-foreign-kernel"][0]
+    assert len(by_id["integrity-side-stream"]) == 1 and "add_kernel" in by_id["integrity-side-stream"][0]

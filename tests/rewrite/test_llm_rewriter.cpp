@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "tritondx/bridge/bridge.h"
 #include "tritondx/rewrite/llm/fake_chat_server.h"
@@ -173,6 +174,8 @@ TEST(LlmPromptTest, CarriesSourceFindingsEvidenceConstraintsAndProposals) {
                         "{\"block\":4096}", "l0-exp-not-exp2", "exp-to-exp2", "`def launch(x):`",
                         "rtol=1e-05", "atol=1e-06", "reference", "make_inputs", "Keep the output dtype fp32."})
     EXPECT_NE(user.find(s), std::string::npos) << s;
+  EXPECT_NE(user.find("- source line 25: `for start in range(0, n_cols, BLOCK):` -- second pass"), std::string::npos);
+  EXPECT_NE(user.find("- ptx line 412 (source line 21): `ld.global.b32"), std::string::npos);
   EXPECT_LT(user.find("l0-multi-pass-reduction"), user.find("l0-exp-not-exp2")) << "best finding first";
 }
 
@@ -485,6 +488,35 @@ TEST(LlmRewriterTest, SplicesDecoratedKernelsAndKeepsPlainHelpers) {
   auto again = rewriter.candidate_from_reply(RewriteRequest{no_ast, none, ""}, kAutotunedReply);
   ASSERT_TRUE(again.has_value()) << again.error().to_string();
   EXPECT_EQ(again->source, s);
+}
+
+// ---- a real endpoint (skipped unless asked for) ----
+
+// TRITONDX_LLM_LIVE_TEST=1 plus the usual TRITONDX_LLM_* variables (or llm.json): one request
+// to a real model. Its kernel may be rejected (a small model's often is), but with a reason.
+TEST(LlmLiveTest, RewritesSoftmaxThroughARealEndpoint) {
+  if (!system_env("TRITONDX_LLM_LIVE_TEST")) GTEST_SKIP() << "set TRITONDX_LLM_LIVE_TEST=1 and configure an endpoint";
+  auto config = load_llm_config();
+  ASSERT_TRUE(config.has_value()) << config.error().to_string();
+  LlmRewriter rewriter(*config, bridge());
+  auto attempts = rewriter.propose(softmax().request());
+  ASSERT_EQ(attempts.size(), 1u);
+  ASSERT_FALSE(rewriter.last_calls().empty());
+  const auto& last = rewriter.last_calls().back().call;
+  std::cout << "call: status=" << last["status"] << " latency_s=" << last["latency_s"]
+            << " prompt_tokens=" << last["prompt_tokens"] << " completion_tokens=" << last["completion_tokens"] << "\n";
+  if (last["reply"].is_string()) {
+    auto parsed = parse_chat_reply(last["reply"].get<std::string>());
+    std::cout << "reply:\n" << parsed.reply.content.substr(0, 3000) << "\n";
+  }
+  EXPECT_EQ(last["status"], "ok") << last["error"];
+  if (attempts[0].candidate)
+    std::cout << "candidate diff:\n" << attempts[0].candidate->diff << "\n";
+  else
+    std::cout << "rejected: " << attempts[0].candidate.error().message << "\n";
+  if (!attempts[0].candidate) {
+    EXPECT_FALSE(attempts[0].candidate.error().message.empty());
+  }
 }
 
 }  // namespace

@@ -5,9 +5,9 @@
 // every trick it can see in the source: no Triton kernel launched, a changed signature or
 // reference, PyTorch compute, fallbacks, side streams, caches keyed by pointer, patched
 // timers, environment writes, precision downgrades beyond the task's tolerance.
-// The runtime checks live on the bridge side (python/tritondx_bridge/integrity_runtime.py,
-// the `run` verb's "integrity" option); their ids are listed here too, so one catalogue
-// covers both. docs/integrity.md describes every id.
+// The runtime checks live on the bridge side (python/tritondx_bridge/integrity_runtime.py
+// and integrity_gpu.py, the `run` verb's "integrity" option); their ids are listed here too,
+// so one catalogue covers both. docs/integrity.md describes every id.
 #pragma once
 
 #include <span>
@@ -65,7 +65,12 @@ const CheckInfo* find_check(std::string_view id);
 // sorted by line, then id; one trick may trip more than one check.
 std::vector<Violation> check_static(const TaskSource& original, const TaskSource& candidate);
 
-// Folds runtime violations out of a `run` reply ({"integrity": {"violations": [...]}}).
+// Loads both files through the bridge and runs check_static.
+Expected<std::vector<Violation>> check_static_files(const Bridge& bridge, const std::string& original_path,
+                                                   const std::string& candidate_path);
+
+// Folds runtime violations out of a `run` reply ({"integrity": {"violations": [...]}}); an
+// integrity "error" (the checks could not run) becomes an `integrity-unverified` violation.
 std::vector<Violation> runtime_violations(const nlohmann::json& run_reply);
 
 }  // namespace tdx::integrity

@@ -62,6 +62,9 @@ constexpr CheckInfo kChecks[] = {
      "at run time: aten ops beyond allocation/view/copy ops and the original's"},
     {"integrity-uninitialized-read", CheckKind::Runtime,
      "outputs depend on what freshly allocated memory held (empty* results poisoned with NaN, then 1e30)"},
+    {"integrity-unverified", CheckKind::Runtime,
+     "the runtime checks could not run on the candidate (the `run` reply's integrity.error): not verified, "
+     "so not accepted"},
 };
 
 }  // namespace
@@ -123,11 +126,22 @@ std::vector<Violation> check_static(const TaskSource& original, const TaskSource
   return out;
 }
 
+Expected<std::vector<Violation>> check_static_files(const Bridge& bridge, const std::string& original_path,
+                                                   const std::string& candidate_path) {
+  auto original = load_task_source(bridge, original_path);
+  if (!original) return std::unexpected(original.error());
+  auto candidate = load_task_source(bridge, candidate_path);
+  if (!candidate) return std::unexpected(candidate.error());
+  return check_static(*original, *candidate);
+}
+
 std::vector<Violation> runtime_violations(const nlohmann::json& run_reply) {
   std::vector<Violation> out;
   auto it = run_reply.find("integrity");
   if (it == run_reply.end() || !it->is_object()) return out;
   for (const auto& v : it->value("violations", nlohmann::json::array())) out.push_back(v.get<Violation>());
+  if (auto error = it->find("error"); error != it->end() && error->is_string())
+    out.push_back({"integrity-unverified", 0, error->get<std::string>()});
   return out;
 }
 

@@ -40,7 +40,7 @@ constexpr std::string_view kComputeMethods[] = {
     "conv1d", "conv2d", "conv3d", "cos", "cumprod", "cumsum", "div", "div_", "einsum", "exp", "exp2",
     "gelu", "layer_norm", "lerp", "linear", "log", "log_softmax", "logsumexp", "matmul", "mean", "mm",
     "mul", "mul_", "neg", "norm", "pow", "prod", "reciprocal", "relu", "rsqrt", "sigmoid", "silu", "sin",
-    "softmax", "sort", "sqrt", "std", "sub", "sub_", "sum", "tanh", "topk", "var",
+    "softmax", "sqrt", "std", "sub", "sub_", "sum", "tanh", "topk", "var",
 };
 
 bool has_prefix_in(std::string_view name, std::span<const std::string_view> list) {

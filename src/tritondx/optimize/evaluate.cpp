@@ -100,7 +100,7 @@ Evaluation evaluate_task(const Bridge& bridge, const RuleRegistry& rules, const 
   }
   if (options.gpu) {
     nlohmann::json request{{"task", path}};
-    if (options.original) request["integrity"] = {{"original", options.original->path}};
+    if (options.original) request["integrity"] = {{"original", options.original->path}, {"gpu_profile", true}};
     auto reply = bridge.call("run", request);
     std::expected<Measurement, BridgeFailure> m =
         reply ? std::expected<Measurement, BridgeFailure>(measurement_from_json(*reply))

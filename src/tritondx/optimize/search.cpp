@@ -145,13 +145,18 @@ class Search {
   RuleRegistry rules_;
   RecipeRegistry recipes_;
   std::optional<Store> store_;
+  std::unique_ptr<Bridge> llm_bridge_;
   std::unique_ptr<LlmRewriter> llm_;
   OptimizeResult r_;
   std::string original_source_;
   std::optional<integrity::TaskSource> original_task_;  // what every candidate must stay faithful to
   std::string task_sha_;
   fs::path candidates_dir_, artifacts_dir_;
-  std::map<size_t, std::unique_ptr<DiagnosisSession>> sessions_;  // unexpanded verified nodes
+  // Candidates run in a bridge of their own (their module is imported and launched there), so
+  // nothing one candidate does at import time can reach another, or the original's session.
+  // Only the original's session is kept; a candidate's is rebuilt when it is expanded.
+  std::map<size_t, std::unique_ptr<DiagnosisSession>> sessions_;
+  std::unique_ptr<Bridge> expansion_bridge_;
   std::vector<std::string> seen_;  // source hashes already in the run
   size_t escalation_ = 0;
   std::set<long long> llm_asked_;  // (candidate, escalation) pairs the LLM was asked about
@@ -186,7 +191,8 @@ Expected<void> Search::setup() {
   if (o_.llm) {
     auto config = load_llm_config(o_.llm_config);
     if (!config) return std::unexpected(config.error());
-    llm_ = std::make_unique<LlmRewriter>(std::move(*config), bridge_);
+    llm_bridge_ = std::make_unique<Bridge>(bridge_.config());  // replies are imported there, not here
+    llm_ = std::make_unique<LlmRewriter>(std::move(*config), *llm_bridge_);
   }
   auto original = integrity::load_task_source(bridge_, r_.task_path);
   if (!original) return std::unexpected(original.error());
@@ -207,7 +213,9 @@ Expected<size_t> Search::evaluate_node(SearchNode node, const std::string* paren
     if (!out) return fail(Stage::Store, fmt::format("cannot write {}", node.path));
   }
   const Candidate* cand = node.candidate.rewriter == "original" ? nullptr : &node.candidate;
-  Evaluation e = evaluate_task(bridge_, rules_, node.path, (artifacts_dir_ / fmt::format("c{}", node.id)).string(),
+  std::unique_ptr<Bridge> own;
+  if (cand) own = std::make_unique<Bridge>(bridge_.config());
+  Evaluation e = evaluate_task(own ? *own : bridge_, rules_, node.path, (artifacts_dir_ / fmt::format("c{}", node.id)).string(),
                                eval_options(measure, cand != nullptr), parent_source, cand);
   ++r_.evaluated;
   node.status = e.verdict;
@@ -222,7 +230,7 @@ Expected<size_t> Search::evaluate_node(SearchNode node, const std::string* paren
     for (const auto& k : e.diagnosis->kernels) node.findings.insert(node.findings.end(), k.findings.begin(), k.findings.end());
   TDX_CHECK(record_evaluation(*store_, node, e));
   size_t index = r_.nodes.size();
-  if (e.verified() && e.session) sessions_[index] = std::move(e.session);
+  if (!cand && e.verified() && e.session) sessions_[index] = std::move(e.session);
   r_.nodes.push_back(std::move(node));
   return index;
 }
@@ -319,9 +327,11 @@ bool Search::budget_left(std::string& why) const {
 
 Expected<DiagnosisSession*> Search::session_for(size_t index) {
   if (auto it = sessions_.find(index); it != sessions_.end()) return it->second.get();
-  // A node kept from an earlier invocation: diagnose it again (no GPU run; its score is stored).
+  // A candidate (or a node from an earlier invocation): diagnose it again, in a bridge of its
+  // own (no GPU run: its score is stored).
   const SearchNode& n = r_.nodes[index];
-  Evaluation e = evaluate_task(bridge_, rules_, n.path, (artifacts_dir_ / fmt::format("c{}", n.id)).string(),
+  expansion_bridge_ = std::make_unique<Bridge>(bridge_.config());
+  Evaluation e = evaluate_task(*expansion_bridge_, rules_, n.path, (artifacts_dir_ / fmt::format("c{}", n.id)).string(),
                                eval_options(false, false), nullptr, nullptr);
   if (!e.session || !e.verified())
     return fail(Stage::Verify, fmt::format("candidate {} no longer compiles: {}", n.id, e.reject_reason));

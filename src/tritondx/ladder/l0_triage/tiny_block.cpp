@@ -88,6 +88,12 @@ void TinyBlockRule::check_1d(const KernelView& view, FindingSink& sink) const {
     f.proposals.push_back({"grow-block", fmt::format("raise {} from {} to {} (and the grid accordingly)",
                                                      size_text.empty() ? "the block" : size_text, bi->block, proposed),
                            {{"constexpr", size_text}, {"from", bi->block}, {"block", proposed}}});
+    // The best block also depends on num_warps and the GPU: let Triton time a few around the proposal.
+    f.proposals.push_back({"autotune-configs",
+                           fmt::format("@triton.autotune over {} in {{{}, {}, {}}} x num_warps in {{4, 8}}",
+                                       size_text.empty() ? "the block" : size_text, proposed / 2, proposed,
+                                       proposed * 2),
+                           {{"constexpr", size_text}, {"from", bi->block}, {"block", proposed}}});
     sink.report(std::move(f));
   }
 }

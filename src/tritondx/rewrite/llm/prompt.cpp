@@ -70,8 +70,12 @@ std::string format_finding_for_prompt(const Finding& f, const KernelContext& ctx
     for (size_t i = 0; i < f.evidence.size() && i < max_evidence; ++i) {
       const auto& e = f.evidence[i];
       std::string where(stage_name(e.stage));
-      if (e.ir_line > 0) where += fmt::format(" line {}", e.ir_line);
-      if (e.loc.known()) where += fmt::format(" (source line {})", e.loc.line);
+      if (e.stage == Stage::Source) {
+        if (e.loc.known()) where += fmt::format(" line {}", e.loc.line);
+      } else {
+        if (e.ir_line > 0) where += fmt::format(" line {}", e.ir_line);
+        if (e.loc.known()) where += fmt::format(" (source line {})", e.loc.line);
+      }
       std::string item = "- " + where;
       if (!e.quote.empty()) item += ": `" + trim(e.quote) + "`";
       if (!e.note.empty()) item += " -- " + e.note;

@@ -21,33 +21,12 @@ struct BlockChange {
   long long from = 0, to = 0;
 };
 
-bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
-
-// The program_id axes the kernel scales by `name` (pid * NAME): the grid dimensions that count
-// blocks of it.
-std::set<int> scaled_axes(const KernelView& view, const std::string& name) {
-  std::set<int> axes;
-  PyModule::walk(view.function(), [&](const PyNode& n) {
-    if (n.type != "BinOp" || n.fields.value("op", "") != "Mult") return;
-    const PyNode* l = n.child("left");
-    const PyNode* r = n.child("right");
-    if (!l || !r) return;
-    const PyNode* other = nullptr;
-    if (l->type == "Name" && l->str_field("id") == name && !view.definition(*l)) other = r;
-    else if (r->type == "Name" && r->str_field("id") == name && !view.definition(*r)) other = l;
-    if (!other) return;
-    view.visit_flow(*other, [&](const PyNode& x) {
-      if (x.type == "Call" && normalize_triton_name(call_name(x)) == "tl.program_id") {
-        const PyNode* a = argument(x, 0);
-        if (!a) a = keyword(x, "axis");
-        auto v = a ? int_constant(*a) : std::optional<long long>(0);
-        axes.insert(v ? static_cast<int>(*v) : -1);
-      }
-      return true;
-    });
-  });
-  return axes;
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
 }
+
+bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
 // Is `name` the step of a counted loop in the kernel (for s in range(lo, hi, NAME))?
 bool steps_a_loop(const KernelView& view, const std::string& name) {
@@ -333,7 +312,7 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
     }
 
     // The grid: every dimension counting blocks of this constexpr follows it.
-    std::set<int> axes = scaled_axes(view, name);
+    std::set<int> axes = launch_util::scaled_axes(view, name);
     if (axes.count(-1)) return fail(Stage::Rewrite, "tl.program_id with a non-constant axis", line);
     for (int axis : axes) {
       if (axis >= static_cast<int>(dims.size()) || axis >= static_cast<int>(ctx.launch->grid.size()))
@@ -384,7 +363,7 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
     if (other)
       return fail(Stage::Rewrite,
                   fmt::format("the launch also uses {} at line {} (`{}`): it may depend on {}; not retuned", c.from,
-                              other->line, ctx.task->line(other->line), c.name),
+                              other->line, trimmed(ctx.task->line(other->line)), c.name),
                   other->line);
   }
   return edits;

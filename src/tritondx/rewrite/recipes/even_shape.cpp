@@ -122,22 +122,26 @@ Expected<EvenStatement> analyze(const KernelView& view, int line) {
   return es;
 }
 
-// `if FLAG: <statement with unmasked accesses> else: <statement as it was>`.
-Expected<TextEdit> guard_statement(const KernelContext& ctx, const EvenStatement& es, const std::string& flag) {
-  const PyNode* stmt = es.stmt;
-  std::string indent = indentation_of(ctx.task->source, stmt->line);
+// `if FLAG: <statements with unmasked accesses> else: <statements as they were>`, over the lines
+// from the first to the last statement of a group (siblings in one body; any statements between
+// them are simple and copied into both branches).
+Expected<TextEdit> guard_statements(const KernelContext& ctx, const std::vector<EvenStatement>& group,
+                                    const std::string& flag) {
+  int first = group.front().stmt->line, last = group.back().stmt->end_line;
+  std::string indent = indentation_of(ctx.task->source, first);
   std::string block;
-  for (int l = stmt->line; l <= stmt->end_line; ++l) block += std::string(ctx.task->line(l)) + "\n";
+  for (int l = first; l <= last; ++l) block += std::string(ctx.task->line(l)) + "\n";
   std::vector<TextEdit> inner;
-  for (const PyNode* op : es.memops) {
-    bool is_load = normalize_triton_name(call_name(*op)) == "tl.load";
-    TextEdit e = TextEdit::replace(*op, unmasked_call(ctx, *op, is_load));
-    e.line -= stmt->line - 1;
-    e.end_line -= stmt->line - 1;
-    inner.push_back(std::move(e));
-  }
+  for (const auto& es : group)
+    for (const PyNode* op : es.memops) {
+      bool is_load = normalize_triton_name(call_name(*op)) == "tl.load";
+      TextEdit e = TextEdit::replace(*op, unmasked_call(ctx, *op, is_load));
+      e.line -= first - 1;
+      e.end_line -= first - 1;
+      inner.push_back(std::move(e));
+    }
   std::string unmasked = TDX_TRY(apply_edits(block, inner));
-  auto reindent = [&](const std::string& b) {  // the statement's own indentation -> one level deeper
+  auto reindent = [&](const std::string& b) {  // the statements' own indentation -> one level deeper
     std::string out;
     size_t start = 0;
     while (start < b.size()) {
@@ -150,8 +154,12 @@ Expected<TextEdit> guard_statement(const KernelContext& ctx, const EvenStatement
     }
     return out;
   };
-  return TextEdit{stmt->line, 1, stmt->end_line + 1, 1,
+  return TextEdit{first, 1, last + 1, 1,
                   fmt::format("{0}if {1}:\n{2}{0}else:\n{3}", indent, flag, reindent(unmasked), reindent(block))};
+}
+
+bool is_simple_statement(const PyNode& n) {
+  return n.type == "Assign" || n.type == "AugAssign" || n.type == "AnnAssign" || n.type == "Expr" || n.type == "Pass";
 }
 
 Expected<std::vector<TextEdit>> EvenShapeRecipe::edits(const RecipeInput& in) const {
@@ -161,6 +169,26 @@ Expected<std::vector<TextEdit>> EvenShapeRecipe::edits(const RecipeInput& in) co
   if (auto refusal = launch_util::refuse_wrapped(ctx, line)) return std::unexpected(*refusal);
   KernelView view(ctx);
   EvenStatement target = TDX_TRY(analyze(view, line));
+
+  // Every masked statement that is even for this launch takes one flag whose condition is the
+  // union of theirs (under it each of their masks is all true), the finding's own included.
+  std::set<int> lines;
+  for (const PyNode* op : view.calls({"tl.load", "tl.store"}))
+    if (KernelView::mask_arg(*op)) lines.insert(op->line);
+  std::vector<EvenStatement> guarded{target};
+  for (int l : lines) {
+    auto es = analyze(view, l);
+    if (!es) continue;
+    bool seen = false;
+    for (const auto& g : guarded) seen |= g.stmt == es->stmt;
+    if (!seen) guarded.push_back(std::move(*es));
+  }
+  Conditions all;
+  for (const auto& g : guarded)
+    for (const auto& c : g.conditions)
+      if (std::find(all.begin(), all.end(), c) == all.end()) all.push_back(c);
+  std::sort(all.begin(), all.end());
+  target.conditions = all;
 
   // The flag: EVEN_<LIMITS>, reused when the kernel already has it.
   std::string flag = "EVEN";
@@ -201,20 +229,24 @@ Expected<std::vector<TextEdit>> EvenShapeRecipe::edits(const RecipeInput& in) co
     edits.push_back(launch_util::set_keyword(*site.call, flag, condition));
   }
 
-  // Every statement whose masks hold under the same condition takes the flag (one flag, one
-  // meaning), the finding's own first.
-  std::set<int> lines;
-  for (const PyNode* op : view.calls({"tl.load", "tl.store"}))
-    if (KernelView::mask_arg(*op)) lines.insert(op->line);
-  std::set<const PyNode*> done;
-  edits.push_back(TDX_TRY(guard_statement(ctx, target, flag)));
-  done.insert(target.stmt);
-  for (int l : lines) {
-    auto es = analyze(view, l);
-    if (!es || done.count(es->stmt) || es->conditions != target.conditions) continue;
-    done.insert(es->stmt);
-    edits.push_back(TDX_TRY(guard_statement(ctx, *es, flag)));
+  // The guarded statements, in source order.
+  std::sort(guarded.begin(), guarded.end(), [](const auto& a, const auto& b) { return a.stmt->line < b.stmt->line; });
+  // Group siblings: same body, only simple statements between them.
+  std::vector<std::vector<EvenStatement>> groups;
+  for (auto& es : guarded) {
+    bool joined = false;
+    if (!groups.empty()) {
+      const PyNode* prev = groups.back().back().stmt;
+      if (prev->parent == es.stmt->parent && prev->field == es.stmt->field) {
+        joined = true;
+        for (const PyNode* sib : prev->parent->children_in(prev->field))
+          if (sib->index > prev->index && sib->index < es.stmt->index && !is_simple_statement(*sib)) joined = false;
+      }
+    }
+    if (joined) groups.back().push_back(std::move(es));
+    else groups.push_back({std::move(es)});
   }
+  for (const auto& g : groups) edits.push_back(TDX_TRY(guard_statements(ctx, g, flag)));
   return edits;
 }
 

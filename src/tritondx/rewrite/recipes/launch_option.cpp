@@ -34,6 +34,15 @@ constexpr OptionSpec kNumStages{
     "launch calls, and proposals that name no stage count.",
     1, 8};
 
+constexpr OptionSpec kReduceNumWarps{
+    "reduce-num-warps", "num_warps",
+    "Lowers num_warps on the kernel's launch call to the value of the finding's proposal, so each thread "
+    "owns more contiguous elements of the tile (the coalescing layout spreads a tile over all threads; "
+    "fewer threads give each a full 16-byte vector). Proposed by l3-vectorization-lost when a what-if "
+    "compile with that num_warps restored the vector width. The same edit as set-num-warps; refuses a "
+    "value that is not lower than the launch's, autotuned kernels, and indirect or repeated launch calls.",
+    1, 32};
+
 class LaunchOptionRecipe final : public Recipe {
  public:
   explicit LaunchOptionRecipe(const OptionSpec& spec) : spec_(spec) {}
@@ -55,6 +64,9 @@ Expected<std::vector<TextEdit>> LaunchOptionRecipe::edits(const RecipeInput& in)
   bool pow2 = value > 0 && (value & (value - 1)) == 0;
   if (value < spec_.min || value > spec_.max || (key == "num_warps" && !pow2))
     return fail(Stage::Rewrite, fmt::format("{}={} is not a valid launch value", key, value), line);
+  if (spec_.id == "reduce-num-warps" && in.ctx.launch && value >= in.ctx.launch->num_warps())
+    return fail(Stage::Rewrite,
+                fmt::format("num_warps={} is not fewer than the launch's {}", value, in.ctx.launch->num_warps()), line);
   if (auto refusal = launch_util::refuse_wrapped(in.ctx, line)) return std::unexpected(*refusal);
   auto site = TDX_TRY(launch_util::find_launch(in.ctx, line));
   if (const PyNode* current = keyword(*site.call, key))
@@ -72,6 +84,7 @@ Expected<std::vector<TextEdit>> LaunchOptionRecipe::edits(const RecipeInput& in)
 }  // namespace
 
 std::unique_ptr<Recipe> make_set_num_warps_recipe() { return std::make_unique<LaunchOptionRecipe>(kNumWarps); }
+std::unique_ptr<Recipe> make_reduce_num_warps_recipe() { return std::make_unique<LaunchOptionRecipe>(kReduceNumWarps); }
 std::unique_ptr<Recipe> make_set_num_stages_recipe() { return std::make_unique<LaunchOptionRecipe>(kNumStages); }
 
 }  // namespace tdx

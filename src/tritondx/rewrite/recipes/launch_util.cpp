@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tdx::launch_util {
 
 Expected<LaunchSite> find_launch(const KernelContext& ctx, int line) {
@@ -109,6 +111,46 @@ std::string tl_prefix(const KernelContext& ctx) {
         }
   }
   return has_triton ? "triton.language" : "tl";
+}
+
+std::set<int> scaled_axes(const l0::KernelView& view, const std::string& name) {
+  std::set<int> axes;
+  PyModule::walk(view.function(), [&](const PyNode& n) {
+    if (n.type != "BinOp" || n.fields.value("op", "") != "Mult") return;
+    const PyNode* l = n.child("left");
+    const PyNode* r = n.child("right");
+    if (!l || !r) return;
+    const PyNode* other = nullptr;
+    if (l->type == "Name" && l->str_field("id") == name && !view.definition(*l)) other = r;
+    else if (r->type == "Name" && r->str_field("id") == name && !view.definition(*r)) other = l;
+    if (!other) return;
+    view.visit_flow(*other, [&](const PyNode& x) {
+      if (x.type == "Call" && normalize_triton_name(call_name(x)) == "tl.program_id") {
+        const PyNode* a = argument(x, 0);
+        if (!a) a = keyword(x, "axis");
+        auto v = a ? int_constant(*a) : std::optional<long long>(0);
+        axes.insert(v ? static_cast<int>(*v) : -1);
+      }
+      return true;
+    });
+  });
+  return axes;
+}
+
+std::optional<TextEdit> remove_keyword(const PyNode& call, const std::string& name) {
+  std::vector<const PyNode*> items;
+  for (const auto& c : call.children)
+    if (c.field == "args" || c.field == "keywords") items.push_back(&c);
+  std::sort(items.begin(), items.end(),
+            [](const PyNode* a, const PyNode* b) { return std::pair(a->line, a->col) < std::pair(b->line, b->col); });
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i]->field != "keywords" || items[i]->str_field("arg") != name) continue;
+    const PyNode& kw = *items[i];
+    if (i > 0) return TextEdit{items[i - 1]->end_line, items[i - 1]->end_col, kw.end_line, kw.end_col, ""};
+    if (i + 1 < items.size()) return TextEdit{kw.line, kw.col, items[i + 1]->line, items[i + 1]->col, ""};
+    return TextEdit{kw.line, kw.col, kw.end_line, kw.end_col, ""};
+  }
+  return std::nullopt;
 }
 
 int def_header_end(const PyNode& function) {

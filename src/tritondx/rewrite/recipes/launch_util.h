@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <set>
+
+#include "tritondx/ladder/l0_triage/kernel_view.h"
 #include "tritondx/rewrite/recipe.h"
 
 namespace tdx::launch_util {
@@ -36,6 +39,13 @@ TextEdit set_keyword(const PyNode& call, const std::string& name, const std::str
 // The single `name = <expr>` assignment to a local name in `function` (nullptr when the name
 // is assigned zero or several times, or by anything but a plain Assign).
 const PyNode* single_assignment(const PyNode& function, const std::string& name);
+
+// The tl.program_id axes the kernel multiplies by the parameter `name` (pid * NAME): the grid
+// dimensions that count blocks of it (-1 for a non-constant axis).
+std::set<int> scaled_axes(const l0::KernelView& view, const std::string& name);
+
+// Deletes keyword `name=...` from a call, with the comma that separates it.
+std::optional<TextEdit> remove_keyword(const PyNode& call, const std::string& name);
 
 // How Triton's language module is spelled in the task ("tl" for `import triton.language as tl`).
 std::string tl_prefix(const KernelContext& ctx);

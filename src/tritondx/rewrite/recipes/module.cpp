@@ -7,10 +7,13 @@ void register_builtin_recipes(RecipeRegistry& registry) {
   registry.add(make_exp_to_exp2_recipe());  // exp-to-exp2
   registry.add(make_add_contiguity_hint_recipe());   // add-contiguity-hint
   registry.add(make_add_multiple_of_hint_recipe());  // add-multiple-of-hint
+  registry.add(make_autotune_configs_recipe());      // autotune-configs
   registry.add(make_even_shape_heuristic_recipe());  // even-shape-heuristic
   registry.add(make_grow_block_recipe());        // grow-block
   registry.add(make_grow_tile_recipe());         // grow-tile
   registry.add(make_loop_num_stages_recipe());   // loop-num-stages
+  registry.add(make_pipeline_loop_recipe());     // pipeline-loop
+  registry.add(make_reduce_num_warps_recipe());  // reduce-num-warps
   registry.add(make_resize_block_recipe());      // resize-block
   registry.add(make_set_num_stages_recipe());    // set-num-stages
   registry.add(make_set_num_warps_recipe());     // set-num-warps

@@ -11,19 +11,22 @@ std::unique_ptr<Recipe> make_exp_to_exp2_recipe();
 // Recipe set A: launch configuration and compiler hints.
 std::unique_ptr<Recipe> make_add_contiguity_hint_recipe();  // hints.cpp
 std::unique_ptr<Recipe> make_add_multiple_of_hint_recipe();  // hints.cpp
+std::unique_ptr<Recipe> make_autotune_configs_recipe();      // autotune_configs.cpp
 std::unique_ptr<Recipe> make_even_shape_heuristic_recipe();  // even_shape.cpp
 std::unique_ptr<Recipe> make_grow_block_recipe();       // block_size.cpp
 std::unique_ptr<Recipe> make_grow_tile_recipe();        // block_size.cpp
 std::unique_ptr<Recipe> make_loop_num_stages_recipe();  // loop_num_stages.cpp
+std::unique_ptr<Recipe> make_pipeline_loop_recipe();     // loop_num_stages.cpp
+std::unique_ptr<Recipe> make_reduce_num_warps_recipe();  // launch_option.cpp
 std::unique_ptr<Recipe> make_resize_block_recipe();     // block_size.cpp
 std::unique_ptr<Recipe> make_set_num_stages_recipe();   // launch_option.cpp
 std::unique_ptr<Recipe> make_set_num_warps_recipe();    // launch_option.cpp
-std::unique_ptr<Recipe> make_single_pass_reduction_recipe();
-std::unique_ptr<Recipe> make_dot_input_precision_recipe();
-std::unique_ptr<Recipe> make_load_other_recipe();
-std::unique_ptr<Recipe> make_int32_index_math_recipe();
-std::unique_ptr<Recipe> make_reuse_loaded_value_recipe();
-std::unique_ptr<Recipe> make_hoist_load_recipe();
-std::unique_ptr<Recipe> make_group_program_order_recipe();
+std::unique_ptr<Recipe> make_single_pass_reduction_recipe();  // single_pass_reduction.cpp
+std::unique_ptr<Recipe> make_dot_input_precision_recipe();  // dot_input_precision.cpp
+std::unique_ptr<Recipe> make_load_other_recipe();  // load_other.cpp
+std::unique_ptr<Recipe> make_int32_index_math_recipe();  // int32_index_math.cpp
+std::unique_ptr<Recipe> make_reuse_loaded_value_recipe();  // reuse_loaded_value.cpp
+std::unique_ptr<Recipe> make_hoist_load_recipe();  // hoist_load.cpp
+std::unique_ptr<Recipe> make_group_program_order_recipe();  // group_program_order.cpp
 
 }  // namespace tdx

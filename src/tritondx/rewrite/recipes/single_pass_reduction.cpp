@@ -245,6 +245,16 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
       if (s->type == "Expr" && !stmt_util::contains_call(*s, {"tl.store"}))
         return refuse(fmt::format("line {}: an expression statement other than tl.store in a pass", s->line));
     }
+    // Later passes would read what this pass leaves in the row's or the index's names.
+    if (k + 1 != passes.size()) {
+      std::set<std::string> shared = {load_name};
+      for (const PyNode* s : p0.prelude) shared.merge(stmt_util::names_written(*s));
+      for (const PyNode* s : p.rest)
+        for (const auto& w : stmt_util::names_written(*s))
+          if (shared.contains(w))
+            return refuse(fmt::format("line {}: the pass reassigns {}, which the later passes read as loaded",
+                                      s->line, w));
+    }
     if (stores && k + 1 != passes.size())
       return refuse(fmt::format("the pass on line {} stores before a later pass reads the row", p.loop->line));
     if (!stores && !mixes)

@@ -1,5 +1,5 @@
-"""group-program-order refuses: the tiles come from a 2D grid; grouping would have to turn the launch
-grid into a 1D one, which the recipe does not do."""
+"""group-program-order applies: an unmasked GEMM on exact 64 x 64 tiles (no row bound to build
+num_pid_m from), so the grouped mapping counts the rows of tiles as tl.num_programs(0) // num_pid_n."""
 import torch
 import triton
 import triton.language as tl
@@ -7,8 +7,10 @@ import triton.language as tl
 
 @triton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
+    pid = tl.program_id(0)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    pid_m = pid // num_pid_n
+    pid_n = pid % num_pid_n
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
@@ -24,7 +26,7 @@ def launch(a, b):
     M, K = a.shape
     _, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=torch.float16)
-    matmul_kernel[(M // 64, N // 64)](a, b, c, M, N, K, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64)
+    matmul_kernel[(triton.cdiv(M, 64) * triton.cdiv(N, 64),)](a, b, c, M, N, K, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
     return c
 
 
@@ -33,7 +35,7 @@ def reference(a, b):
 
 
 def make_inputs(device):
-    a = torch.randn(4096, 256, device=device, dtype=torch.float16)
+    a = torch.randn(2048, 256, device=device, dtype=torch.float16)
     b = torch.randn(256, 2048, device=device, dtype=torch.float16)
     return (a, b)
 

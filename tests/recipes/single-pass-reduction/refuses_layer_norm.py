@@ -1,0 +1,53 @@
+"""single-pass-reduction refuses: Triton's tutorial layer norm accumulates element-wise in its passes
+(`_mean += a` into a BLOCK-wide tl.zeros created outside the loop) instead of reducing, a shape the
+recipe does not recognize (and BLOCK could not be resized under the accumulators anyway)."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def layer_norm_kernel(X, Y, W, B, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    Y += row * stride
+    X += row * stride
+    _mean = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        a = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        _mean += a
+    mean = tl.sum(_mean, axis=0) / N
+    _var = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        x = tl.where(cols < N, x - mean, 0.)
+        _var += x * x
+    var = tl.sum(_var, axis=0) / N
+    rstd = 1 / tl.sqrt(var + eps)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        mask = cols < N
+        w = tl.load(W + cols, mask=mask)
+        b = tl.load(B + cols, mask=mask)
+        x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
+        x_hat = (x - mean) * rstd
+        y = x_hat * w + b
+        tl.store(Y + cols, y, mask=mask)
+
+
+def launch(x, w, b):
+    y = torch.empty_like(x)
+    layer_norm_kernel[(x.shape[0],)](x, y, w, b, x.stride(0), x.shape[1], 1e-5, BLOCK=256)
+    return y
+
+
+def reference(x, w, b):
+    return torch.nn.functional.layer_norm(x, (x.shape[1],), w, b, 1e-5)
+
+
+def make_inputs(device):
+    return (torch.randn(128, 1000, device=device), torch.randn(1000, device=device), torch.randn(1000, device=device))
+
+
+TOLERANCE = {"rtol": 1e-4, "atol": 1e-4}
