@@ -20,14 +20,12 @@ class MaskBlocksVectorizationRule final : public L0Rule {
            "kernel is split into one predicated 4-byte (or narrower) access per element, in every "
            "program, although only the last block needs the mask (vector_add's n = 50,000,003). Fixes, "
            "computed from the launch: mask only the tail (an unmasked main part over the full blocks), "
-           "or, when n's power-of-two divisor g is at least 2, assert it with tl.multiple_of(n, g) "
-           "(true for these shapes; guard it with a heuristic), together with the row strides the "
-           "address also depends on.";
+           "or pad n to a multiple of 16. (`n = tl.multiple_of(n, g)` does not help: Triton 3.6 drops "
+           "a hint on a kernel argument, which has no defining op to carry it.)";
   }
   void check(const KernelContext& ctx, FindingSink& sink) const override;
 };
 
-long long pow2_divisor(long long v) { return v == 0 ? 0 : (v & -v); }
 
 struct Affected {
   const PyNode* compare = nullptr;
@@ -76,7 +74,6 @@ void MaskBlocksVectorizationRule::check(const KernelContext& ctx, FindingSink& s
     long long value = *ctx.launch->int_arg(n);
     long long block = a.index->block;
     auto blocks = a.index->blocks();
-    long long g = std::min<long long>(pow2_divisor(value), 16);
 
     Finding f = finding_at(view, a.compare->line);
     f.symptom = fmt::format("mask bound {}={} is not known to be a multiple of 16: {} access(es) fall back to one "
@@ -101,17 +98,6 @@ void MaskBlocksVectorizationRule::check(const KernelContext& ctx, FindingSink& s
                                          "{} elements (e.g. an EVEN constexpr flag or a separate tail launch/iteration)",
                                          full, block, value - full * block),
                              {{"bound", n}, {"block", block}, {"full_blocks", full}, {"tail", value - full * block}}});
-    }
-    if (g >= 2) {
-      nlohmann::json hints = {{n, g}};
-      for (const auto& t : a.unaligned_terms)
-        if (long long tg = std::min<long long>(pow2_divisor(*ctx.launch->int_arg(t)), 16); tg >= 2) hints[t] = tg;
-      std::string text;
-      for (const auto& [k, v] : hints.items())
-        text += fmt::format("{}{} = tl.multiple_of({}, {})", text.empty() ? "" : "; ", k, k, v.get<long long>());
-      f.proposals.push_back({"add-multiple-of-hint",
-                             fmt::format("{} (true for the captured shapes; guard with a heuristic for others)", text),
-                             {{"hints", hints}}});
     }
     if (f.proposals.empty())
       f.proposals.push_back({"pad-extent",

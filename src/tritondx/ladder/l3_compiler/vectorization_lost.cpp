@@ -244,7 +244,9 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
       f.proposals.push_back({"pad-to-multiple-of-16", fmt::format("pad {} (and the buffers) to a multiple of 16", root),
                              {{"arg", root}, {"multiple", 16}}});
       f.proposals.push_back({"add-multiple-of-hint",
-                             fmt::format("`{0} = tl.multiple_of({0}, 16)` in the kernel, only if it is always true", root),
+                             fmt::format("let the JIT specialize {0} (not in do_not_specialize) when it is a multiple of 16 "
+                                         "(a `tl.multiple_of` hint on a kernel argument is dropped by Triton 3.6)",
+                                         root),
                              {{"value", root}, {"multiple", 16}}});
     } else if (mv->limited_by == "alignment" && !root.empty()) {
       const MlirType* rt = nullptr;
@@ -264,7 +266,9 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
                                {{"arg", root}, {"multiple", std::max(16 * 8 / std::max(bits, 1), 1)}}});
       }
       f.proposals.push_back({"add-multiple-of-hint",
-                             fmt::format("`{0} = tl.multiple_of({0}, 16)` in the kernel, only if it is always true", root),
+                             fmt::format("let the JIT specialize {0} (not in do_not_specialize) when it is a multiple of 16 "
+                                         "(a `tl.multiple_of` hint on a kernel argument is dropped by Triton 3.6)",
+                                         root),
                              {{"value", root}, {"multiple", 16}}});
     } else if (mv->limited_by == "contiguity" && culprit) {
       if (culprit->name == "arith.remsi" || culprit->name == "arith.remui") {

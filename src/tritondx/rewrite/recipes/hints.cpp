@@ -27,7 +27,7 @@ class MultipleOfHintRecipe final : public Recipe {
            "the argument from `do_not_specialize` in the @triton.jit decorator, and the JIT specializes it "
            "(tt.divisibility = 16) whenever the launched value is a multiple of 16 — checked at every "
            "launch, so it is also correct for shapes that are not. Applies only when the captured value is "
-           "a multiple of 16. Proposed by l0-missing-alignment-hints, l0-mask-blocks-vectorization, "
+           "a multiple of 16. Proposed by l0-missing-alignment-hints, "
            "l3-vectorization-lost and l2-narrow-global-access; refuses the arguments it cannot help.";
   }
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
