@@ -477,7 +477,29 @@ def install_interpreter_shim():
         scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
 
     interpreter._patch_lang_tensor = patched
-    return lambda: setattr(interpreter, "_patch_lang_tensor", patch_tensor)
+
+    # The interpreter holds bf16 as uint16 bit patterns and its tl.dot multiplies those as
+    # integers (triton-lang/triton#11584: "not supported yet"): widen bf16 operands to the fp32
+    # values they encode, which is exact, before the dot.
+    import numpy as np
+    import triton.language as tl
+    builder = interpreter.InterpreterBuilder
+    create_dot = builder.create_dot
+
+    def widen(handle):
+        if handle.dtype == tl.bfloat16:
+            return interpreter.TensorHandle((handle.data.astype(np.uint32) << 16).view(np.float32), tl.float32)
+        return handle
+
+    def patched_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        return create_dot(self, widen(a), widen(b), d, input_precision, max_num_imprecise_acc)
+
+    builder.create_dot = patched_dot
+
+    def undo():
+        interpreter._patch_lang_tensor = patch_tensor
+        builder.create_dot = create_dot
+    return undo
 
 
 def cpu_reply(request):
