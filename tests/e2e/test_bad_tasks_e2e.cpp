@@ -19,7 +19,9 @@ TEST_P(BadTaskTest, FailsWithAClearError) {
   auto r = run_tritondx({"inspect", std::string(TRITONDX_FIXTURES_DIR) + "/bad_tasks/" + p.file});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find(p.expected), std::string::npos) << r.err;
-  if (*p.location) EXPECT_NE(r.err.find(p.location), std::string::npos) << r.err;
+  if (*p.location) {
+    EXPECT_NE(r.err.find(p.location), std::string::npos) << r.err;
+  }
   EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << "a Python traceback leaked: " << r.err;
 }
 

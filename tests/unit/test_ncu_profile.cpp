@@ -241,7 +241,9 @@ TEST(HotLines, SoftmaxReductionsAreHotWaitingOnTheLoads) {
   // Sorted by samples; every attributed sample is on some line of softmax.py.
   long long sum = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (i > 0) EXPECT_GE(lines[i - 1].samples, lines[i].samples);
+    if (i > 0) {
+      EXPECT_GE(lines[i - 1].samples, lines[i].samples);
+    }
     EXPECT_EQ(lines[i].loc.file, "/work/main/examples/softmax.py");
     sum += lines[i].samples;
   }
