@@ -1,5 +1,7 @@
 #include "tritondx/inspect/inspect.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -21,10 +23,13 @@ BridgeFailure failure(Diagnostic d) { return BridgeFailure{std::move(d), "task",
 
 }  // namespace
 
+// One folder per task and process: two tritondx runs on the same task at once (parallel tests,
+// two terminals) must not read each other's half-written stage files.
 std::string default_artifacts_dir(const std::string& task_path) {
   auto stem = fs::path(task_path).stem().string();
   auto hash = std::hash<std::string>{}(fs::absolute(task_path).string());
-  return (fs::temp_directory_path() / "tritondx-artifacts" / fmt::format("{}-{:08x}", stem, hash & 0xffffffffu))
+  return (fs::temp_directory_path() / "tritondx-artifacts" /
+          fmt::format("{}-{:08x}-{}", stem, hash & 0xffffffffu, static_cast<long>(::getpid())))
       .string();
 }
 

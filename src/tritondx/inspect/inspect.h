@@ -39,6 +39,7 @@ struct InspectReport {
 // A compile failure keeps the bridge's detail (Triton's message, the source line).
 std::expected<InspectReport, BridgeFailure> run_inspect(const Bridge& bridge, const InspectOptions& options);
 
+// <tmp>/tritondx-artifacts/<stem>-<path hash>-<pid>: per task and per process.
 std::string default_artifacts_dir(const std::string& task_path);
 
 }  // namespace tdx
