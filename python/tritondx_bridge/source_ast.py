@@ -1,7 +1,7 @@
 """The `ast` verb: the task's Python AST with line/column spans."""
 import ast
 
-from .task import load_task, task_json
+from .task import load_task, parse_task, task_json
 
 
 def node_json(node):
@@ -50,6 +50,11 @@ def _scalar(value):
 
 
 def ast_verb(request):
+    if request.get("parse_only"):
+        # Only the text and its AST: the file is not imported, so none of its code runs (the
+        # integrity checks read untrusted candidates this way before anything executes them).
+        path, source, tree = parse_task(request.get("task"))
+        return {"path": path, "source": source, "module": node_json(tree)}
     task = load_task(request.get("task"))
     tree = ast.parse(task.source, filename=task.path)
     kernels = task.kernels

@@ -92,7 +92,8 @@ def _error_line_in(path, tb):
     return 0
 
 
-def load_task(path):
+def parse_task(path):
+    """The task file's absolute path, text and Python AST, without importing it (nothing in it runs)."""
     if not path:
         raise BridgeError("bad-request", "no task path given")
     path = os.path.abspath(path)
@@ -112,7 +113,11 @@ def load_task(path):
     except SyntaxError as e:
         raise BridgeError("syntax-error", f"Python syntax error: {e.msg}", file=path,
                           line=e.lineno or 0, col=e.offset or 0) from e
+    return path, source, tree
 
+
+def load_task(path):
+    path, source, tree = parse_task(path)
     module_name = f"tritondx_task_{abs(hash(path))}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)

@@ -44,8 +44,8 @@ struct TaskSource {
 
 // From an `ast` reply of the bridge ({"path", "source", "module", ...}).
 TaskSource task_source_from_ast_reply(const nlohmann::json& reply);
-// Asks the bridge's `ast` verb (which imports the file: use a bridge that is not shared with
-// measured runs for untrusted candidates).
+// Asks the bridge's `ast` verb with "parse_only": the file is read and parsed, not imported, so
+// none of an untrusted candidate's code runs.
 Expected<TaskSource> load_task_source(const Bridge& bridge, const std::string& path);
 
 enum class CheckKind { Static, Runtime, Both };

@@ -97,7 +97,7 @@ TaskSource task_source_from_ast_reply(const nlohmann::json& reply) {
 }
 
 Expected<TaskSource> load_task_source(const Bridge& bridge, const std::string& path) {
-  auto reply = bridge.call("ast", {{"task", path}});
+  auto reply = bridge.call("ast", {{"task", path}, {"parse_only", true}});
   if (!reply) return std::unexpected(reply.error().diagnostic);
   return task_source_from_ast_reply(*reply);
 }

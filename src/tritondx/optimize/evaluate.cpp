@@ -18,9 +18,10 @@ double worst_static_seconds(const Diagnosis& d) {
   return worst;
 }
 
-double residual_gain(const Diagnosis& d, double min_confidence) {
+// What the confident findings still promise: the ladder's own `explained` (worst kernel).
+double residual_gain(const Diagnosis& d) {
   double worst = 1;
-  for (const auto& k : d.kernels) worst = std::max(worst, explained_gain(k.findings, min_confidence));
+  for (const auto& k : d.kernels) worst = std::max(worst, k.explained);
   return worst;
 }
 
@@ -129,7 +130,7 @@ Evaluation evaluate_task(const Bridge& bridge, const RuleRegistry& rules, const 
   }
   e.diagnosis = run_ladder(*e.session, rules, options.ladder);
   e.static_seconds = worst_static_seconds(*e.diagnosis);
-  e.residual_gain = residual_gain(*e.diagnosis, options.ladder.min_confidence);
+  e.residual_gain = residual_gain(*e.diagnosis);
   if (candidate && parent_source) {
     auto [gone, note] = target_gone(*e.diagnosis, *candidate, *parent_source);
     e.target_gone = gone;

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -26,13 +25,6 @@ namespace tdx {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The levels a proposal may come from, climbing as gains plateau: L0 (and L1 when measured),
 // then L2, then L3.
@@ -113,7 +105,12 @@ Expected<void> Search::setup() {
   fs::path task = fs::absolute(o_.task_path);
   if (!fs::exists(task)) return fail(Stage::Task, fmt::format("task file not found: {}", o_.task_path));
   r_.task_path = task.string();
-  original_source_ = read_text(task);
+  // The text as the bridge reads it (every candidate is derived from that text), parsed once for
+  // the integrity checks.
+  auto original = integrity::load_task_source(bridge_, r_.task_path);
+  if (!original) return std::unexpected(original.error());
+  original_task_ = std::move(*original);
+  original_source_ = original_task_->source;
   task_sha_ = sha256_hex(original_source_);
   fs::path out = o_.out_dir.empty() ? task.parent_path() / (task.stem().string() + ".tritondx") : fs::path(o_.out_dir);
   r_.out_dir = out.string();
@@ -130,9 +127,6 @@ Expected<void> Search::setup() {
     llm_bridge_ = std::make_unique<Bridge>(bridge_.config());  // replies are imported there, not here
     llm_ = std::make_unique<LlmRewriter>(std::move(*config), *llm_bridge_);
   }
-  auto original = integrity::load_task_source(bridge_, r_.task_path);
-  if (!original) return std::unexpected(original.error());
-  original_task_ = std::move(*original);
   auto store = Store::open(r_.store_path);
   if (!store) return std::unexpected(store.error());
   store_.emplace(std::move(*store));

@@ -1,5 +1,6 @@
 #include "tritondx/rewrite/recipe_rewriter.h"
 
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <set>

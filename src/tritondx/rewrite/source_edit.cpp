@@ -1,9 +1,10 @@
 #include "tritondx/rewrite/source_edit.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include <fmt/format.h>
+
+#include "tritondx/task/task.h"  // split_lines
 
 namespace tdx {
 
@@ -15,13 +16,6 @@ std::vector<size_t> line_starts(const std::string& source) {
   for (size_t i = 0; i < source.size(); ++i)
     if (source[i] == '\n') starts.push_back(i + 1);
   return starts;
-}
-
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 std::string describe(const TextEdit& e) {
