@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # L1 on the H200 (issue 4): ceilings, then for every example `tritondx run` twice (the
 # timing spread of the same kernel) and `tritondx diagnose --profile --all-levels` (JSON and
-# Markdown). Expects a build carried in build/tritondx. Results are tarred under $OUT.
+# Markdown). Builds build-dev/tritondx first (tools/device_build.sh). Results are tarred under $OUT.
 set -u
 export TRITONDX_PYTHON=python3 PYTHONUNBUFFERED=1
 out=${OUT:-/tmp/out}
 res=$out/results
 mkdir -p "$res"
+bash tools/device_build.sh || exit 1
 { echo "card: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"; date -u; } > "$res/machine.txt"
 python3 bench/ceilings.py --out "$res/ceilings.json" > /dev/null 2>&1 && cat "$res/ceilings.json"
 for t in vector_add softmax matmul; do

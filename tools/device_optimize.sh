@@ -1,18 +1,13 @@
 #!/usr/bin/env bash
 # `tritondx optimize` on the H200 (issue 5) for the examples given (default: all three), with
 # the GPU measuring every candidate. Expects the tree carried with .deps (tools/make_deps.sh);
-# builds build-dev/ if needed. Results (report.{md,json,html}, optimized kernel, store) go to
+# builds build-dev/ (tools/device_build.sh). Results (report.{md,json,html}, optimized kernel, store) go to
 # $OUT/optimize-<example>/; a one-line summary per example is printed last.
 set -u
 export TRITONDX_PYTHON=python3 PYTHONUNBUFFERED=1
 out=${OUT:-/tmp/out}
 budget=${TDX_MAX_CANDIDATES:-8}
-if [ ! -x build-dev/tritondx ]; then
-  cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PWD/.deps" \
-        -DTRITONDX_BUILD_BENCH=OFF -DTRITONDX_BUILD_TESTS=OFF > "$out/cmake.log" 2>&1 &&
-    cmake --build build-dev -j "$(nproc)" --target tritondx > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-fi
-export LD_LIBRARY_PATH=$PWD/.deps/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+bash tools/device_build.sh || exit 1
 examples=${*:-vector_add softmax matmul}
 for t in $examples; do
   dir=$out/optimize-$t

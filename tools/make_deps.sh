@@ -7,6 +7,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 deps=$root/.deps
 lib=/usr/lib/x86_64-linux-gnu
 rm -rf "$deps"
+mkdir -p "$deps/include" "$deps/lib/x86_64-linux-gnu/cmake" "$deps/share/cmake"
 for h in nlohmann fmt CLI gtest gmock SQLiteCpp httplib.h sqlite3.h sqlite3ext.h; do cp -r "/usr/include/$h" "$deps/include/"; done
 for c in fmt GTest SQLiteCpp; do cp -r "$lib/cmake/$c" "$deps/lib/x86_64-linux-gnu/cmake/"; done
 for c in CLI11 nlohmann_json; do cp -r "/usr/share/cmake/$c" "$deps/share/cmake/"; done
