@@ -201,7 +201,10 @@ def _guarded_values():
 def _fill(t, poison):
     if t.numel() == 0:
         return
-    if t.is_floating_point() or t.is_complex():
+    if t.is_floating_point():
+        value, limit = poison[0], torch.finfo(t.dtype).max  # CUDA refuses 1e30 for half and fp8
+        t.fill_(value if value != value else max(-limit, min(limit, value)))
+    elif t.is_complex():
         t.fill_(poison[0])
     elif t.dtype == torch.bool:
         t.fill_(poison[2])

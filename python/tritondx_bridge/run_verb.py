@@ -21,7 +21,7 @@ def run_verb(request):
         from . import integrity_runtime
         return integrity_runtime.cpu_reply(request)
     baseline = None
-    if integrity:
+    if integrity is not None:  # {} asks for the checks with every default
         from . import integrity_runtime
         baseline = integrity_runtime.snapshot_guarded()  # before the task's import-time code runs
     task = load_task(request.get("task"))
@@ -38,7 +38,7 @@ def run_verb(request):
     if reply["min_bytes"] is None:
         reply["min_bytes"] = verify.tensor_bytes(inputs)
         reply["min_bytes_source"] = "inputs only (the task declares no bytes_moved)"
-    if integrity:
+    if integrity is not None:
         from . import integrity_runtime
         try:
             reply["integrity"] = integrity_runtime.run_integrity(

@@ -174,3 +174,17 @@ def test_gpu_trace_analysis_without_a_gpu(interpret, monkeypatch):
     assert set(by_id) == {"integrity-foreign-kernel", "integrity-side-stream"}, rep.violations
     assert len(by_id["integrity-foreign-kernel"]) == 1 and "cutlass" in by_id["integrity-foreign-kernel"][0]
     assert len(by_id["integrity-side-stream"]) == 1 and "add_kernel" in by_id["integrity-side-stream"][0]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float8_e4m3fn])
+def test_poison_fits_every_float_dtype(dtype):
+    # CUDA refuses fill_(1e30) on a half tensor ("cannot be converted ... without overflow"), so the
+    # poison must be clamped to what the dtype holds; a finite poison still marks unwritten outputs.
+    from tritondx_bridge import integrity_runtime
+    t = torch.zeros(8, dtype=dtype)
+    integrity_runtime._fill(t, integrity_runtime.POISONS[1])
+    expected = min(1e30, torch.finfo(dtype).max)
+    assert torch.isfinite(t.float()).all() and t.float()[0].item() == pytest.approx(expected, rel=1e-2)
+    integrity_runtime._fill(t, integrity_runtime.POISONS[0])
+    if dtype != torch.float8_e4m3fn:  # e4m3fn has a NaN, but fill_ keeps the bit pattern; checked above
+        assert torch.isnan(t.float()).all()

@@ -29,6 +29,7 @@ namespace {
 // The levels a proposal may come from, climbing as gains plateau: L0 (and L1 when measured),
 // then L2, then L3.
 constexpr Level kEscalation[] = {Level::L1, Level::L2, Level::L3};
+static_assert(std::size(kEscalation) == kEscalationSteps);
 
 double priority(const Finding& f) { return f.confidence * f.estimated_gain.value_or(1.05); }
 
@@ -59,7 +60,7 @@ class Search {
   Expected<void> start_or_resume();
   Expected<size_t> evaluate_node(SearchNode node, const std::string* parent_source, bool measure);
   Expected<void> expand(size_t index);
-  std::optional<size_t> next_frontier() const;
+  std::optional<size_t> next_frontier();
   bool budget_left(std::string& why) const;
   Expected<void> finish();
   EvaluateOptions eval_options(bool measure, bool candidate) const;
@@ -226,14 +227,23 @@ Expected<void> Search::start_or_resume() {
   return {};
 }
 
-std::optional<size_t> Search::next_frontier() const {
-  std::optional<size_t> best;
-  for (size_t i = 0; i < r_.nodes.size(); ++i) {
-    const auto& n = r_.nodes[i];
-    if (n.status == "rejected" || n.expanded || n.generation >= o_.max_depth) continue;
-    if (!best || better(n.score, r_.nodes[*best].score)) best = i;
+std::optional<size_t> Search::next_frontier() {
+  while (true) {
+    std::optional<size_t> best;
+    bool climbable = false;
+    for (size_t i = 0; i < r_.nodes.size(); ++i) {
+      const auto& n = r_.nodes[i];
+      if (n.status == "rejected" || n.generation >= o_.max_depth) continue;
+      if (n.expanded_level + 1 < static_cast<int>(std::size(kEscalation))) climbable = true;
+      if (n.expanded_level >= static_cast<int>(escalation_)) continue;
+      if (!best || better(n.score, r_.nodes[*best].score)) best = i;
+    }
+    if (best || !climbable || escalation_ + 1 >= std::size(kEscalation)) return best;
+    // Every node was expanded with this level's findings: climb, and expand them again with the next's.
+    ++escalation_;
+    r_.notes.push_back(fmt::format("every candidate was expanded with findings up to {}; now also using {} findings",
+                                   level_name(kEscalation[escalation_ - 1]), level_name(kEscalation[escalation_])));
   }
-  return best;
 }
 
 bool Search::budget_left(std::string& why) const {
@@ -278,6 +288,7 @@ Expected<void> Search::expand(size_t index) {
   const long long parent_id = r_.nodes[index].id;
   const int generation = r_.nodes[index].generation + 1;
   while (true) {
+    r_.nodes[index].expanded_level = static_cast<int>(escalation_);
     Level up_to = kEscalation[escalation_];
     std::vector<RewriteAttempt> attempts;
     std::vector<std::vector<nlohmann::json>> calls;  // the LLM calls behind each attempt
@@ -348,10 +359,9 @@ Expected<void> Search::expand(size_t index) {
                                    level_name(kEscalation[escalation_])));
     if (fresh > 0) break;  // the next expansion starts at the higher level
   }
-  r_.nodes[index].expanded = true;
   sessions_.erase(index);
   nlohmann::json score = r_.nodes[index].score.to_json();
-  score["expanded"] = true;
+  score["expanded_level"] = r_.nodes[index].expanded_level;
   TDX_CHECK(store_->set_score(parent_id, score));
   return {};
 }

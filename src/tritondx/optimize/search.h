@@ -16,6 +16,10 @@
 
 namespace tdx {
 
+// The search climbs the ladder in three steps: proposals from findings up to L1, then L2, then L3.
+inline constexpr int kEscalationSteps = 3;
+inline constexpr int kFullyExpanded = kEscalationSteps - 1;
+
 struct SearchNode {
   long long id = 0;          // the store's candidate id
   long long parent = 0;      // 0 for the original kernel
@@ -29,7 +33,9 @@ struct SearchNode {
   Score score;
   std::vector<Finding> findings;  // its diagnosis (all kernels)
   nlohmann::json evaluation;      // evaluation_to_json
-  bool expanded = false;
+  // The highest escalation step (index into the L1/L2/L3 climb) whose findings this node's
+  // proposals came from; -1 until it is expanded. It is expanded again once the search climbs higher.
+  int expanded_level = -1;
 };
 
 struct OptimizeResult {

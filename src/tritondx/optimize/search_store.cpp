@@ -59,7 +59,10 @@ SearchNode node_from_record(const CandidateRecord& record) {
   n.target_gone = record.target_gone;
   n.score = Score::from_json(record.score);
   if (record.score.is_object()) {
-    n.expanded = record.score.value("expanded", false);
+    if (record.score.contains("expanded_level"))
+      n.expanded_level = record.score["expanded_level"].get<int>();
+    else if (record.score.value("expanded", false))
+      n.expanded_level = kFullyExpanded;
     n.evaluation = record.score.value("evaluation", nlohmann::json());
     if (n.evaluation.is_object() && n.evaluation.contains("target"))
       n.target_note = n.evaluation["target"].value("note", "");
