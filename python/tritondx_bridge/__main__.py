@@ -18,8 +18,18 @@ def _verbs():
         from . import profile_verb
         return profile_verb.profile_verb(request)
 
+    def baselines(request):
+        from . import baselines_verb
+        return baselines_verb.baselines_verb(request)
+
+    def sweep(request):
+        from . import sweep_verb
+        return sweep_verb.sweep_verb(request)
+
     return {
         "run": run,
+        "sweep": sweep,
+        "baselines": baselines,
         "profile": profile,
         "load": task.load_verb,
         "capture": capture_verb.capture_verb,

@@ -97,3 +97,29 @@ def test_ast_has_spans_and_kernel_lines():
     add = next(f for f in funcs if f["fields"]["name"] == "add_kernel")
     assert add["span"][0] == 11
     assert reply["task"]["has_bytes"] is True
+
+
+def test_sweep_reports_each_task_and_goes_on(tmp_path):
+    import torch
+    good = os.path.join(ROOT, "examples", "vector_add.py")
+    missing = str(tmp_path / "missing.py")
+    reply = call("sweep", {"tasks": [good, missing]})
+    assert reply["ok"], reply
+    results = reply["results"]
+    assert [r["task"] for r in results] == [good, missing]
+    assert results[1]["ok"] is False and results[1]["error"]["kind"] == "file-missing", results[1]
+    if not torch.cuda.is_available():
+        assert results[0]["ok"] is False and results[0]["error"]["kind"] == "no-gpu", results[0]
+
+
+def test_sweep_needs_a_list_of_paths():
+    reply = call("sweep", {"tasks": "examples/vector_add.py"})
+    assert not reply["ok"] and reply["error"]["kind"] == "bad-request", reply
+
+
+def test_baselines_needs_a_gpu():
+    import torch
+    if torch.cuda.is_available():
+        return
+    reply = call("baselines", {"task": os.path.join(ROOT, "examples", "vector_add.py")})
+    assert not reply["ok"] and reply["error"]["kind"] == "no-gpu", reply

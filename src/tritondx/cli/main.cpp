@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tritondx/cli/commands.h"
+#include "tritondx/bench/bench_command.h"
 #include "tritondx/optimize/optimize_command.h"
 
 int main(int argc, char** argv) {
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   runners["axis-info"] = tdx::cli::add_axis_info_command(app);
   runners["optimize"] = tdx::cli::add_optimize_command(app);
   runners["recipes"] = tdx::cli::add_recipes_command(app);
+  runners["bench"] = tdx::cli::add_bench_command(app);
   CLI11_PARSE(app, argc, argv);
   try {
     for (auto* sub : app.get_subcommands()) return runners.at(sub->get_name())();

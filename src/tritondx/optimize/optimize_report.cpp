@@ -92,6 +92,7 @@ nlohmann::json optimize_to_json(const OptimizeResult& r) {
           {"gpu", r.gpu},
           {"resumed", r.resumed},
           {"stop_reason", r.stop_reason},
+          {"ladder_reach", r.ladder_reach},
           {"seconds", r.seconds},
           {"evaluated", r.evaluated},
           {"original", r.nodes.front().id},

@@ -373,6 +373,7 @@ Expected<void> Search::finish() {
         improves(r_.nodes[i].score, r_.nodes[0].score, o_.min_gain))
       best = i;
   r_.best = best;
+  r_.ladder_reach = std::string(level_name(kEscalation[escalation_]));
   std::vector<size_t> path;
   for (std::optional<size_t> at = best; at;) {
     path.push_back(*at);

@@ -49,6 +49,7 @@ struct OptimizeResult {
   size_t best = 0;                // index into nodes
   std::vector<size_t> best_path;  // original -> ... -> best
   std::string stop_reason;
+  std::string ladder_reach;       // the highest level whose findings proposals came from ("L1" .. "L3")
   double seconds = 0;
   int evaluated = 0;              // candidates evaluated in this invocation
   std::vector<std::string> notes;

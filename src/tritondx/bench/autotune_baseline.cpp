@@ -1,0 +1,271 @@
+#include "tritondx/bench/autotune_baseline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+
+#include "tritondx/ladder/session.h"
+#include "tritondx/rewrite/recipe.h"
+#include "tritondx/rewrite/recipe_rewriter.h"
+
+namespace tdx {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kWarps[] = {2, 4, 8};
+constexpr int kStages[] = {2, 3, 4};
+
+struct GridPoint {
+  std::string recipe;
+  nlohmann::json params;
+  std::string description;
+};
+
+char last_upper(const std::string& name) {
+  return name.empty() ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(name.back())));
+}
+
+// Block-size points: the output tile of a 2-D kernel (constexprs ending in M and N) scaled
+// together and apart, every other block constexpr halved, doubled and quadrupled.
+std::vector<GridPoint> block_points(const LaunchInfo& launch) {
+  std::vector<std::pair<std::string, long long>> blocks;
+  if (launch.constexprs.is_object())
+    for (const auto& [name, value] : launch.constexprs.items()) {
+      std::string upper = name;
+      for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (upper.find("BLOCK") != std::string::npos && value.is_number_integer()) blocks.emplace_back(name, value.get<long long>());
+    }
+  std::vector<GridPoint> out;
+  const std::pair<std::string, long long>*m = nullptr, *n = nullptr;
+  for (const auto& b : blocks) {
+    if (last_upper(b.first) == 'M' && !m) m = &b;
+    if (last_upper(b.first) == 'N' && !n) n = &b;
+  }
+  if (m && n) {
+    for (auto [fm, fn] : {std::pair{2.0, 2.0}, {2.0, 1.0}, {1.0, 2.0}, {0.5, 0.5}}) {
+      long long tm = static_cast<long long>(m->second * fm), tn = static_cast<long long>(n->second * fn);
+      if (tm < 16 || tn < 16 || tm > 256 || tn > 256) continue;
+      out.push_back({"grow-tile",
+                     {{"from", {m->second, n->second}}, {"tile", {tm, tn}}, {"constexprs", {m->first, n->first}}},
+                     fmt::format("{}x{} tile ({} {} -> {}, {} {} -> {})", tm, tn, m->first, m->second, tm, n->first,
+                                 n->second, tn)});
+    }
+  }
+  for (const auto& b : blocks) {
+    if (m && n && (&b == m || &b == n)) continue;
+    for (double f : {0.5, 2.0, 4.0}) {
+      long long to = static_cast<long long>(b.second * f);
+      if (to < 16 || to > 65536) continue;
+      out.push_back({f < 1 ? "resize-block" : "grow-block",
+                     {{"constexpr", b.first}, {"from", b.second}, {"block", to}},
+                     fmt::format("{} {} -> {}", b.first, b.second, to)});
+    }
+  }
+  return out;
+}
+
+Finding grid_finding(const KernelContext& ctx) {
+  Finding f;
+  f.rule_id = "autotune-grid";
+  f.kernel = ctx.kernel_name();
+  f.loc = {ctx.task ? ctx.task->path : "", ctx.function ? ctx.function->line : 0, 0};
+  return f;
+}
+
+struct Opened {
+  std::unique_ptr<DiagnosisSession> session;
+  const KernelContext* ctx = nullptr;
+  std::vector<KernelContext> contexts;
+};
+
+// The first launched kernel of the task at `path` (captured, not compiled).
+Expected<Opened> open_kernel(const Bridge& bridge, const std::string& path, const std::string& artifacts) {
+  SessionOptions so;
+  so.task_path = path;
+  so.artifacts_dir = artifacts;
+  so.what_if = false;
+  auto s = DiagnosisSession::open(bridge, so);
+  if (!s) return fail(Stage::Bridge, fmt::format("cannot capture {}: {}", path, s.error().diagnostic.to_string()));
+  Opened o;
+  o.session = std::move(*s);
+  o.contexts = o.session->contexts();
+  for (const auto& c : o.contexts)
+    if (c.launch && c.function && c.task) {
+      o.ctx = &c;
+      break;
+    }
+  if (!o.ctx) return fail(Stage::Task, fmt::format("{}: no launched kernel with a source to vary", path));
+  return o;
+}
+
+Expected<std::string> apply_point(const RecipeRegistry& recipes, const KernelContext& ctx, const GridPoint& p) {
+  const Recipe* r = recipes.find(p.recipe);
+  if (!r) return fail(Stage::Rewrite, "no recipe " + p.recipe);
+  Finding f = grid_finding(ctx);
+  RewriteProposal proposal{p.recipe, p.description, p.params};
+  auto c = apply_recipe(*r, ctx, f, proposal);
+  if (!c) return std::unexpected(c.error());
+  return c->source;
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+// Runs `run` on every variant not measured yet, in as few processes as the sweep allows.
+void measure(const Bridge& bridge, std::vector<GridVariant>& variants, size_t first, AutotuneBaseline& out) {
+  std::vector<size_t> todo;
+  for (size_t i = first; i < variants.size(); ++i) todo.push_back(i);
+  while (!todo.empty()) {
+    nlohmann::json tasks = nlohmann::json::array();
+    for (size_t i : todo) tasks.push_back(variants[i].path);
+    auto reply = bridge.call("sweep", {{"tasks", tasks}});
+    if (!reply) {
+      for (size_t i : todo) variants[i].error = "the sweep failed: " + reply.error().diagnostic.to_string();
+      return;
+    }
+    const auto& results = (*reply)["results"];
+    size_t done = 0;
+    for (; done < results.size() && done < todo.size(); ++done) {
+      GridVariant& v = variants[todo[done]];
+      const auto& r = results[done];
+      ++out.gpu_evaluations;
+      if (!r.value("ok", false)) {
+        v.error = r["error"].value("message", std::string("failed"));
+        continue;
+      }
+      v.measurement = measurement_from_json(r["reply"]);
+      if (!v.measurement->correct) {
+        v.error = v.measurement->failures.empty() ? "incorrect" : "incorrect: " + v.measurement->failures.front().message;
+      } else if (!v.measurement->recheck_passed) {
+        v.error = "incorrect after the timing loop";
+      } else if (!v.measurement->timing) {
+        v.error = "not timed";
+      }
+    }
+    todo.erase(todo.begin(), todo.begin() + static_cast<long>(done));
+    if (done == 0) {  // nothing came back: do not loop forever
+      for (size_t i : todo) variants[i].error = "the sweep returned no result";
+      return;
+    }
+  }
+}
+
+std::optional<size_t> fastest(const std::vector<GridVariant>& variants, double initial_ms) {
+  std::optional<size_t> best;
+  double best_ms = initial_ms > 0 ? initial_ms : 1e300;
+  for (size_t i = 0; i < variants.size(); ++i)
+    if (variants[i].verified() && variants[i].median_ms() < best_ms) {
+      best = i;
+      best_ms = variants[i].median_ms();
+    }
+  return best;
+}
+
+}  // namespace
+
+Expected<AutotuneBaseline> autotune_baseline(const Bridge& bridge, const std::string& task_path,
+                                             const std::string& work_dir, double initial_ms, bool gpu) {
+  AutotuneBaseline out;
+  out.measured = gpu;
+  RecipeRegistry recipes;
+  register_builtin_recipes(recipes);
+  fs::path dir(work_dir);
+  std::string artifacts = (dir / "artifacts").string();
+  auto initial = TDX_TRY(open_kernel(bridge, task_path, artifacts));
+  std::string stem = fs::path(task_path).stem().string();
+  auto add = [&](const std::string& stage, const std::string& description, const std::string& source) {
+    fs::path p = dir / fmt::format("{}.grid{}.py", stem, out.variants.size() + 1);
+    write_file(p, source);
+    out.variants.push_back({stage, description, p.string(), std::nullopt, ""});
+  };
+
+  // Stage 1: block sizes on the initial source.
+  for (const auto& p : block_points(*initial.ctx->launch)) {
+    auto src = apply_point(recipes, *initial.ctx, p);
+    if (src) add("blocks", p.description, *src);
+    else out.refused.push_back(fmt::format("{}: {}", p.description, src.error().message));
+  }
+  if (gpu) measure(bridge, out.variants, 0, out);
+  auto best_block = gpu ? fastest(out.variants, initial_ms) : std::nullopt;
+
+  // Stage 2: num_warps x num_stages on the best block size.
+  std::string base_path = best_block ? out.variants[*best_block].path : task_path;
+  std::string base_desc = best_block ? out.variants[*best_block].description + ", " : "";
+  auto base = TDX_TRY(open_kernel(bridge, base_path, artifacts));
+  int warps0 = base.ctx->launch->num_warps(), stages0 = base.ctx->launch->num_stages();
+  size_t first_stage2 = out.variants.size();
+  for (int w : kWarps) {
+    std::string warps_source = base.ctx->task->source;
+    std::optional<Opened> warped;
+    const KernelContext* ctx = base.ctx;
+    if (w != warps0) {
+      auto src = apply_point(recipes, *base.ctx, {"set-num-warps", {{"num_warps", w}}, fmt::format("num_warps {}", w)});
+      if (!src) {
+        out.refused.push_back(fmt::format("num_warps {}: {}", w, src.error().message));
+        continue;
+      }
+      fs::path p = dir / fmt::format("{}.warps{}.py", stem, w);
+      write_file(p, *src);
+      auto o = open_kernel(bridge, p.string(), artifacts);
+      if (!o) {
+        out.refused.push_back(fmt::format("num_warps {}: {}", w, o.error().message));
+        continue;
+      }
+      warped = std::move(*o);
+      ctx = warped->ctx;
+      warps_source = *src;
+    }
+    for (int s : kStages) {
+      if (w == warps0 && s == stages0) continue;
+      std::string desc = fmt::format("{}num_warps {}, num_stages {}", base_desc, w, s);
+      if (s == stages0) {
+        add("warps-stages", desc, warps_source);
+        continue;
+      }
+      auto src = apply_point(recipes, *ctx, {"set-num-stages", {{"num_stages", s}}, fmt::format("num_stages {}", s)});
+      if (src) add("warps-stages", desc, *src);
+      else out.refused.push_back(fmt::format("{}: {}", desc, src.error().message));
+    }
+  }
+  if (gpu) {
+    measure(bridge, out.variants, first_stage2, out);
+    out.best = fastest(out.variants, initial_ms);
+  }
+  if (out.variants.empty())
+    out.note = "no grid point applies to this source (an autotuned kernel keeps its own configs)";
+  else if (!gpu)
+    out.note = fmt::format("{} variants built; none measured (no GPU)", out.variants.size());
+  fs::remove_all(artifacts);
+  return out;
+}
+
+nlohmann::json autotune_to_json(const AutotuneBaseline& a, double initial_ms) {
+  nlohmann::json variants = nlohmann::json::array();
+  int verified = 0;
+  for (const auto& v : a.variants) {
+    nlohmann::json j{{"stage", v.stage}, {"config", v.description}, {"file", fs::path(v.path).filename().string()}};
+    if (v.verified()) {
+      j["median_ms"] = v.median_ms();
+      ++verified;
+    }
+    if (!v.error.empty()) j["error"] = v.error;
+    variants.push_back(std::move(j));
+  }
+  nlohmann::json j{{"measured", a.measured},   {"gpu_evaluations", a.gpu_evaluations}, {"variants", variants},
+                   {"verified", verified},     {"refused", a.refused},                 {"note", a.note}};
+  if (a.measured && initial_ms > 0) {
+    double best = a.best ? a.variants[*a.best].median_ms() : initial_ms;
+    j["median_ms"] = best;
+    j["config"] = a.best ? a.variants[*a.best].description : "the initial launch parameters";
+    j["speedup"] = initial_ms / best;
+  }
+  return j;
+}
+
+}  // namespace tdx

@@ -1,0 +1,45 @@
+// The benchmark's "autotune-only" peer: what a user gets today without tritondx, by trying a grid
+// of launch parameters on the initial source (block sizes, then num_warps x num_stages on the
+// best block) and keeping the fastest variant that is still correct.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tritondx/bridge/bridge.h"
+#include "tritondx/core/diagnostic.h"
+#include "tritondx/measure/measurement.h"
+
+namespace tdx {
+
+struct GridVariant {
+  std::string stage;        // "blocks" | "warps-stages"
+  std::string description;  // "BLOCK_SIZE 1024 -> 2048", "num_warps 8, num_stages 3"
+  std::string path;         // the variant's task file
+  std::optional<Measurement> measurement;
+  std::string error;        // why it is not usable (incorrect, failed to run), empty if verified
+
+  bool verified() const { return measurement && measurement->correct && measurement->timing && error.empty(); }
+  double median_ms() const { return verified() ? measurement->timing->median_ms : 0; }
+};
+
+struct AutotuneBaseline {
+  std::vector<GridVariant> variants;  // every variant built, both stages
+  std::vector<std::string> refused;   // grid points the source cannot take, with the recipe's reason
+  std::optional<size_t> best;         // the fastest verified variant; none: the initial kernel is fastest
+  bool measured = false;              // variants were run on a GPU
+  int gpu_evaluations = 0;            // variants run on the GPU
+  std::string note;
+};
+
+// Builds and (with `gpu`) measures the grid for the task at `task_path`; variants are written
+// under `work_dir`. `initial_ms` is the initial kernel's median (0 when not measured).
+Expected<AutotuneBaseline> autotune_baseline(const Bridge& bridge, const std::string& task_path,
+                                             const std::string& work_dir, double initial_ms, bool gpu);
+
+nlohmann::json autotune_to_json(const AutotuneBaseline& a, double initial_ms);
+
+}  // namespace tdx

@@ -1,0 +1,188 @@
+#include "tritondx/bench/bench_entry.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tritondx/bench/autotune_baseline.h"
+#include "tritondx/optimize/optimize_report.h"
+#include "tritondx/optimize/search.h"
+#include "tritondx/store/sha256.h"
+#include "tritondx/store/store.h"
+
+namespace tdx {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string utc_now() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+}
+
+std::string level_of(const std::string& rule) {
+  return rule.size() > 2 && rule[0] == 'l' && std::isdigit(static_cast<unsigned char>(rule[1]))
+             ? fmt::format("L{}", rule[1])
+             : "";
+}
+
+nlohmann::json timing_json(const nlohmann::json& timing) {
+  if (!timing.is_object()) return nullptr;
+  return {{"median_ms", timing.value("median_ms", 0.0)}, {"p10_ms", timing.value("p10_ms", 0.0)},
+          {"p90_ms", timing.value("p90_ms", 0.0)}, {"reps", timing.value("reps", 0)}};
+}
+
+// Is there an unfinished optimize run of this source in the bench store (a run cut short)?
+bool has_unfinished_run(const std::string& store_path, const std::string& sha) {
+  if (!fs::exists(store_path)) return false;
+  auto store = Store::open(store_path);
+  if (!store) return false;
+  auto run = store->latest_unfinished_run(sha, "");
+  return run && *run;
+}
+
+nlohmann::json tritondx_part(const OptimizeResult& r) {
+  const SearchNode& o = r.nodes.front();
+  const SearchNode& b = r.nodes[r.best];
+  int measured = 0, rejected = 0;
+  for (const auto& n : r.nodes) {
+    measured += n.score.measured ? 1 : 0;
+    rejected += n.status == "rejected" ? 1 : 0;
+  }
+  nlohmann::json path = nlohmann::json::array();
+  for (size_t i : r.best_path) {
+    if (i == 0) continue;
+    const auto& c = r.nodes[i].candidate;
+    std::string level;
+    for (const auto& t : c.targets) level = std::max(level, level_of(t));
+    path.push_back({{"recipe", c.recipe.empty() ? c.rewriter : c.recipe}, {"targets", c.targets}, {"level", level},
+                    {"description", c.description}});
+  }
+  nlohmann::json j{{"candidates", static_cast<int>(r.nodes.size()) - 1},
+                   {"rejected", rejected},
+                   {"gpu_evaluations", measured},
+                   {"ladder_reach", r.ladder_reach},
+                   {"stop_reason", r.stop_reason},
+                   {"seconds", r.seconds},
+                   {"best_path", path},
+                   {"resumed", r.resumed}};
+  if (o.score.measured && b.score.measured) {
+    j["median_ms"] = b.score.median_ms;
+    j["p10_ms"] = b.score.p10_ms;
+    j["p90_ms"] = b.score.p90_ms;
+    j["speedup"] = o.score.median_ms / b.score.median_ms;
+    j["roofline_fraction"] = b.score.roofline_fraction;
+  } else {
+    j["static_estimate_ms"] = b.score.static_seconds * 1e3;
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string entry_dir(const BenchOptions& o, const BenchEntry& e) {
+  return (fs::path(o.out_dir) / "entries" / (e.category + "__" + e.name)).string();
+}
+
+std::optional<nlohmann::json> stored_result(const BenchOptions& o, const BenchEntry& e, bool want_gpu) {
+  fs::path p = fs::path(entry_dir(o, e)) / "entry.json";
+  if (!fs::exists(p)) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(read_text(p), nullptr, false);
+  if (j.is_discarded() || j.value("task_sha256", "") != sha256_hex(read_text(e.path))) return std::nullopt;
+  if (want_gpu && j.value("status", "") == "unmeasured") return std::nullopt;
+  return j;
+}
+
+nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, const BenchOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  fs::path dir = entry_dir(options, entry);
+  fs::create_directories(dir);
+  std::string source = read_text(entry.path);
+  nlohmann::json out{{"entry", entry.id},
+                     {"category", entry.category},
+                     {"task", fs::relative(entry.path, fs::path(options.suite_dir).parent_path().parent_path()).string()},
+                     {"task_sha256", sha256_hex(source)},
+                     {"started", utc_now()},
+                     {"command", options.command},
+                     {"budget", {{"max_candidates", options.max_candidates}, {"max_seconds", options.max_seconds}}}};
+
+  // 1 + 3: the initial kernel and tritondx (recipes only), measured by the optimizer's search.
+  OptimizeOptions o;
+  o.task_path = entry.path;
+  o.out_dir = (dir / "optimize").string();
+  o.store_path = (fs::path(options.out_dir) / "store.sqlite").string();
+  o.gpu = options.gpu;
+  o.max_candidates = options.max_candidates;
+  o.max_seconds = options.max_seconds;
+  o.target = options.target;
+  o.resume = has_unfinished_run(o.store_path, sha256_hex(source));
+  auto result = optimize(bridge, o);
+  auto finish = [&](std::string status) {
+    out["status"] = std::move(status);
+    out["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::ofstream(dir / "entry.json") << out.dump(2) << "\n";
+    return out;
+  };
+  if (!result) {
+    out["error"] = "tritondx optimize failed: " + result.error().to_string();
+    return finish("failed");
+  }
+  auto written = write_optimize_outputs(*result);
+  if (!written) out["notes"].push_back("the optimize report could not be written: " + written.error().to_string());
+  fs::remove_all(dir / "optimize" / "artifacts");
+  fs::remove_all(dir / "optimize" / "candidates");
+  const SearchNode& original = result->nodes.front();
+  const auto& eval = original.evaluation;
+  bool measured = original.score.measured;
+  out["gpu"] = measured;
+  if (eval.contains("measurement")) out["card"] = eval["measurement"].value("device", "");
+  if (measured) {
+    out["initial"] = timing_json(eval["measurement"].value("timing", nlohmann::json()));
+    out["initial"]["roofline_fraction"] = original.score.roofline_fraction;
+  }
+  if (eval.contains("roofline")) {
+    const auto& r = eval["roofline"];
+    out["roofline"] = {{"floor_ms", r.value("floor_seconds", 0.0) * 1e3},
+                       {"bound", r.value("bound", "")},
+                       {"compute_ceiling", r.value("compute_ceiling", "")}};
+  }
+  out["tritondx"] = tritondx_part(*result);
+  if (result->best != 0) out["tritondx"]["optimized_kernel"] = fs::relative(dir / "optimize" / (fs::path(entry.path).stem().string() + ".optimized.py"), dir).string();
+
+  // 2: autotune-only, the grid a user would try without tritondx.
+  double initial_ms = measured ? original.score.median_ms : 0;
+  if (options.autotune) {
+    auto a = autotune_baseline(bridge, entry.path, (dir / "autotune").string(), initial_ms, measured);
+    if (a) out["autotune_only"] = autotune_to_json(*a, initial_ms);
+    else out["autotune_only"] = {{"error", a.error().to_string()}};
+    // Keep the winning variant's source, not the whole grid.
+    std::string keep = a && a->best ? a->variants[*a->best].path : "";
+    if (!keep.empty()) fs::copy_file(keep, dir / "autotune_best.py", fs::copy_options::overwrite_existing);
+    fs::remove_all(dir / "autotune");
+  }
+
+  // 4: torch eager and torch.compile on the reference.
+  if (options.torch && measured) {
+    auto b = bridge.call("baselines", {{"task", entry.path}});
+    if (b) {
+      out["torch"] = {{"eager", timing_json((*b)["eager"])},
+                      {"compile", timing_json((*b)["compile"])},
+                      {"compile_error", (*b)["compile_error"]}};
+    } else {
+      out["torch"] = {{"error", b.error().diagnostic.to_string()}};
+    }
+  }
+  return finish(measured ? "ok" : "unmeasured");
+}
+
+}  // namespace tdx

@@ -1,0 +1,40 @@
+// One benchmark entry, measured side by side in one run on one card: the initial kernel,
+// tritondx (recipes only), the autotune-only grid, torch eager and torch.compile, and the
+// roofline floor. The result is one JSON document (docs/bench.md lists its fields).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tritondx/bench/bench_suite.h"
+#include "tritondx/bridge/bridge.h"
+#include "tritondx/optimize/evaluate.h"
+
+namespace tdx {
+
+struct BenchOptions {
+  std::string suite_dir;
+  std::string out_dir;               // entries/<category>__<name>/entry.json, summary.*
+  GpuMode gpu = GpuMode::Auto;
+  int max_candidates = 16;           // tritondx's search budget per entry
+  double max_seconds = 900;          // and its wall-time budget
+  bool autotune = true;              // run the autotune-only grid
+  bool torch = true;                 // time torch eager and torch.compile
+  bool force = false;                // redo entries that already have a result
+  std::string target = "nvidia-h200";
+  std::string command;               // the command line, recorded in every result
+};
+
+// The folder of an entry's results.
+std::string entry_dir(const BenchOptions& o, const BenchEntry& e);
+
+// An entry's stored result if it is still valid for this source and these options (a result
+// measured without a GPU is redone when one is asked for).
+std::optional<nlohmann::json> stored_result(const BenchOptions& o, const BenchEntry& e, bool want_gpu);
+
+// Runs the entry and writes entry.json. A failure of one part (the optimizer, a baseline) is
+// recorded in the result, not raised: the entry is listed as failed, and what was measured stays.
+nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, const BenchOptions& options);
+
+}  // namespace tdx

@@ -1,0 +1,261 @@
+#include "tritondx/bench/bench_summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace tdx {
+namespace {
+
+namespace fs = std::filesystem;
+
+double geomean(const std::vector<double>& xs) {
+  if (xs.empty()) return 0;
+  double s = 0;
+  for (double x : xs) s += std::log(x);
+  return std::exp(s / static_cast<double>(xs.size()));
+}
+
+double median(std::vector<double> xs) {
+  if (xs.empty()) return 0;
+  std::sort(xs.begin(), xs.end());
+  size_t n = xs.size();
+  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+double number(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  const nlohmann::json* at = &j;
+  for (const char* k : path) {
+    if (!at->is_object() || !at->contains(k)) return 0;
+    at = &(*at)[k];
+  }
+  return at->is_number() ? at->get<double>() : 0;
+}
+
+// Speedup bins of the histogram: [lo, hi).
+struct Bin {
+  double lo, hi;
+  const char* label;
+};
+constexpr Bin kBins[] = {{0, 0.98, "<1x"},   {0.98, 1.02, "1x"},  {1.02, 1.25, "1-1.25x"}, {1.25, 1.5, "1.25-1.5x"},
+                         {1.5, 2, "1.5-2x"}, {2, 3, "2-3x"},      {3, 5, "3-5x"},          {5, 10, "5-10x"},
+                         {10, 1e300, ">10x"}};
+
+std::string fmt_x(double x) { return x > 0 ? fmt::format("{:.2f}x", x) : "-"; }
+std::string fmt_ms(double x) { return x > 0 ? fmt::format("{:.4f}", x) : "-"; }
+
+}  // namespace
+
+std::vector<nlohmann::json> load_entry_results(const std::string& out_dir) {
+  std::vector<nlohmann::json> out;
+  fs::path dir = fs::path(out_dir) / "entries";
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& d : fs::directory_iterator(dir)) {
+    fs::path p = d.path() / "entry.json";
+    if (!fs::exists(p)) continue;
+    std::ifstream in(p);
+    auto j = nlohmann::json::parse(in, nullptr, false);
+    if (!j.is_discarded() && j.is_object()) out.push_back(std::move(j));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.value("entry", "") < b.value("entry", ""); });
+  return out;
+}
+
+nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int suite_size) {
+  std::vector<double> speedups, fractions, vs_autotune, evals, walls;
+  int above2 = 0, above5 = 0, wins_autotune = 0, compared_autotune = 0, wins_compile = 0, compared_compile = 0;
+  std::map<std::string, int> reach;
+  std::set<std::string> cards;
+  nlohmann::json failures = nlohmann::json::array(), unmeasured = nlohmann::json::array();
+  std::vector<double> hist(std::size(kBins), 0);
+  for (const auto& e : entries) {
+    std::string status = e.value("status", "");
+    if (status == "unmeasured") {
+      unmeasured.push_back(e.value("entry", ""));
+      continue;
+    }
+    if (e.contains("card")) cards.insert(e.value("card", ""));
+    // A failed entry keeps the initial kernel: it scores 1.0x and is listed.
+    double s = status == "ok" ? number(e, {"tritondx", "speedup"}) : 1.0;
+    if (status != "ok" || s <= 0) {
+      failures.push_back({{"entry", e.value("entry", "")},
+                          {"why", e.value("error", status == "ok" ? "no measured speedup" : status)}});
+      if (s <= 0) s = 1.0;
+    }
+    speedups.push_back(s);
+    above2 += s > 2 ? 1 : 0;
+    above5 += s > 5 ? 1 : 0;
+    for (size_t b = 0; b < std::size(kBins); ++b)
+      if (s >= kBins[b].lo && s < kBins[b].hi) ++hist[b];
+    if (double f = number(e, {"tritondx", "roofline_fraction"}); f > 0) fractions.push_back(f);
+    double best_ms = number(e, {"tritondx", "median_ms"});
+    if (double a = number(e, {"autotune_only", "median_ms"}); a > 0 && best_ms > 0) {
+      ++compared_autotune;
+      vs_autotune.push_back(a / best_ms);
+      wins_autotune += best_ms < a ? 1 : 0;
+    }
+    if (double c = number(e, {"torch", "compile", "median_ms"}); c > 0 && best_ms > 0) {
+      ++compared_compile;
+      wins_compile += best_ms < c ? 1 : 0;
+    }
+    if (e.contains("tritondx")) {
+      ++reach[e["tritondx"].value("ladder_reach", "")];
+      evals.push_back(number(e, {"tritondx", "gpu_evaluations"}));
+    }
+    walls.push_back(number(e, {"wall_seconds"}));
+  }
+  nlohmann::json hist_json = nlohmann::json::array();
+  for (size_t b = 0; b < std::size(kBins); ++b) hist_json.push_back({{"bin", kBins[b].label}, {"count", hist[b]}});
+  int n = static_cast<int>(speedups.size());
+  nlohmann::json s{{"suite_entries", suite_size},
+                   {"results", entries.size()},
+                   {"measured", n},
+                   {"cards", std::vector<std::string>(cards.begin(), cards.end())},
+                   {"geomean_speedup", geomean(speedups)},
+                   {"median_speedup", median(speedups)},
+                   {"above_2x", above2},
+                   {"above_5x", above5},
+                   {"roofline_fraction_geomean", geomean(fractions)},
+                   {"vs_autotune_geomean", geomean(vs_autotune)},
+                   {"wins_vs_autotune", wins_autotune},
+                   {"compared_with_autotune", compared_autotune},
+                   {"wins_vs_torch_compile", wins_compile},
+                   {"compared_with_torch_compile", compared_compile},
+                   {"ladder_reach", reach},
+                   {"median_gpu_evaluations", median(evals)},
+                   {"median_wall_seconds", median(walls)},
+                   {"histogram", hist_json},
+                   {"failures", failures},
+                   {"unmeasured", unmeasured}};
+  // The targets, each with what was measured. They hold for the whole suite (40+
+  // entries), so none is met by a partial run, whatever its numbers.
+  const bool full = n >= 40;
+  double compile_share = compared_compile ? static_cast<double>(wins_compile) / compared_compile : 0;
+  s["targets"] = nlohmann::json::array({
+      {{"target", "geomean speedup >= 4.5x over >= 40 entries"}, {"measured", fmt::format("{:.2f}x over {}", geomean(speedups), n)},
+       {"met", n >= 40 && geomean(speedups) >= 4.5}},
+      {{"target", "median speedup >= 3.0x"}, {"measured", fmt_x(median(speedups))}, {"met", n >= 40 && median(speedups) >= 3.0}},
+      {{"target", "geomean over autotune-only >= 2x"}, {"measured", fmt_x(geomean(vs_autotune))},
+       {"met", full && compared_autotune > 0 && geomean(vs_autotune) >= 2}},
+      {{"target", "optimized kernels at >= 70% of roofline (geomean)"},
+       {"measured", fmt::format("{:.0f}%", 100 * geomean(fractions))}, {"met", full && !fractions.empty() && geomean(fractions) >= 0.7}},
+      {{"target", "faster than torch.compile on >= 60% of entries"},
+       {"measured", fmt::format("{} of {}", wins_compile, compared_compile)}, {"met", full && compared_compile > 0 && compile_share >= 0.6}},
+      {{"target", "median <= 16 GPU evaluations per entry"}, {"measured", fmt::format("{:.0f}", median(evals))},
+       {"met", full && !evals.empty() && median(evals) <= 16}},
+  });
+  return s;
+}
+
+std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlohmann::json>& entries) {
+  std::ostringstream md;
+  md << "# tritondx benchmark results\n\n";
+  std::string cards;
+  for (const auto& c : s["cards"]) cards += (cards.empty() ? "" : ", ") + c.get<std::string>();
+  md << fmt::format("{} of {} suite entries have results; {} measured on {}.\n\n", s["results"].get<size_t>(),
+                    s["suite_entries"].get<int>(), s["measured"].get<int>(), cards.empty() ? "no GPU" : cards);
+  md << "## Summary\n\n| metric | value |\n|---|---|\n";
+  md << fmt::format("| geomean speedup (initial -> tritondx) | {} |\n", fmt_x(s["geomean_speedup"]));
+  md << fmt::format("| median speedup | {} |\n", fmt_x(s["median_speedup"]));
+  md << fmt::format("| entries above 2x / above 5x | {} / {} |\n", s["above_2x"].get<int>(), s["above_5x"].get<int>());
+  md << fmt::format("| roofline fraction of the optimized kernels (geomean) | {:.0f}% |\n",
+                    100 * s["roofline_fraction_geomean"].get<double>());
+  md << fmt::format("| tritondx over autotune-only (geomean) | {}; faster on {} of {} |\n", fmt_x(s["vs_autotune_geomean"]),
+                    s["wins_vs_autotune"].get<int>(), s["compared_with_autotune"].get<int>());
+  md << fmt::format("| faster than torch.compile | {} of {} |\n", s["wins_vs_torch_compile"].get<int>(),
+                    s["compared_with_torch_compile"].get<int>());
+  md << fmt::format("| median GPU evaluations per entry (tritondx) | {:.0f} |\n", s["median_gpu_evaluations"].get<double>());
+  md << fmt::format("| median wall time per entry (all peers) | {:.0f} s |\n", s["median_wall_seconds"].get<double>());
+  std::string reach;
+  for (const auto& [level, count] : s["ladder_reach"].items()) reach += fmt::format("{}{} {}", reach.empty() ? "" : ", ", level, count.get<int>());
+  md << fmt::format("| ladder reach (entries per highest level used) | {} |\n\n", reach.empty() ? "-" : reach);
+  md << "## Targets\n\n| target | measured | met |\n|---|---|---|\n";
+  for (const auto& t : s["targets"])
+    md << fmt::format("| {} | {} | {} |\n", t["target"].get<std::string>(), t["measured"].get<std::string>(),
+                      t["met"].get<bool>() ? "yes" : "no");
+  md << "\n## Entries\n\nTimes are medians in ms of flushed per-call CUDA events, all measured in the same run. "
+        "Speedups are over the initial kernel.\n\n"
+        "| entry | initial | tritondx | speedup | roofline | autotune-only | torch eager | torch.compile | ladder | GPU evals | path |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& e : entries) {
+    std::string status = e.value("status", "");
+    std::string path;
+    if (e.contains("tritondx"))
+      for (const auto& step : e["tritondx"]["best_path"])
+        path += (path.empty() ? "" : " + ") + step.value("recipe", "");
+    if (status == "failed") path = "failed: " + e.value("error", "").substr(0, 120);
+    if (status == "unmeasured") path = "not measured (no GPU)";
+    md << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", e.value("entry", ""),
+                      fmt_ms(number(e, {"initial", "median_ms"})), fmt_ms(number(e, {"tritondx", "median_ms"})),
+                      fmt_x(number(e, {"tritondx", "speedup"})),
+                      number(e, {"tritondx", "roofline_fraction"}) > 0
+                          ? fmt::format("{:.0f}%", 100 * number(e, {"tritondx", "roofline_fraction"}))
+                          : "-",
+                      fmt_ms(number(e, {"autotune_only", "median_ms"})), fmt_ms(number(e, {"torch", "eager", "median_ms"})),
+                      fmt_ms(number(e, {"torch", "compile", "median_ms"})),
+                      e.contains("tritondx") ? e["tritondx"].value("ladder_reach", "") : "",
+                      static_cast<int>(number(e, {"tritondx", "gpu_evaluations"})), path.empty() ? "(initial kept)" : path);
+  }
+  if (!s["failures"].empty()) {
+    md << "\n## Failures (scored 1.0x, listed rather than dropped)\n\n";
+    for (const auto& f : s["failures"]) md << fmt::format("- {}: {}\n", f["entry"].get<std::string>(), f["why"].get<std::string>());
+  }
+  return md.str();
+}
+
+std::string render_speedup_svg(const nlohmann::json& s) {
+  const int w = 640, h = 320, left = 50, bottom = 50, top = 40;
+  double most = 1;
+  for (const auto& b : s["histogram"]) most = std::max(most, b["count"].get<double>());
+  size_t bins = s["histogram"].size();
+  double bar = static_cast<double>(w - left - 20) / static_cast<double>(bins);
+  std::ostringstream svg;
+  svg << fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+                     "font-size=\"11\">\n",
+                     w, h);
+  svg << fmt::format("<text x=\"{}\" y=\"20\" font-size=\"14\">Speedup over the initial kernel: {} entries, geomean {}, "
+                     "median {}</text>\n",
+                     left, s["measured"].get<int>(), fmt_x(s["geomean_speedup"]), fmt_x(s["median_speedup"]));
+  svg << fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", left, h - bottom, w - 20, h - bottom);
+  for (size_t i = 0; i < bins; ++i) {
+    const auto& b = s["histogram"][i];
+    double count = b["count"].get<double>();
+    double bh = (h - bottom - top) * count / most;
+    double x = left + bar * static_cast<double>(i);
+    svg << fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#4878a8\"/>\n", x + 4,
+                       h - bottom - bh, bar - 8, bh);
+    if (count > 0)
+      svg << fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x + bar / 2,
+                         h - bottom - bh - 4, static_cast<int>(count));
+    svg << fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x + bar / 2, h - bottom + 16,
+                       b["bin"].get<std::string>());
+  }
+  svg << fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">speedup (entries per bin)</text>\n", w / 2, h - 12);
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+Expected<std::vector<std::string>> write_bench_summary(const std::string& out_dir, int suite_size) {
+  auto entries = load_entry_results(out_dir);
+  auto s = summarize_bench(entries, suite_size);
+  fs::path dir(out_dir);
+  std::vector<std::pair<fs::path, std::string>> files{{dir / "summary.json", s.dump(2) + "\n"},
+                                                       {dir / "summary.md", render_bench_markdown(s, entries)},
+                                                       {dir / "speedups.svg", render_speedup_svg(s)}};
+  std::vector<std::string> out;
+  for (const auto& [p, text] : files) {
+    std::ofstream f(p);
+    if (!(f << text)) return fail(Stage::Store, fmt::format("cannot write {}", p.string()));
+    out.push_back(p.string());
+  }
+  return out;
+}
+
+}  // namespace tdx

@@ -1,0 +1,26 @@
+// The benchmark's summary over every entry result in a results folder (all shards): geomean
+// and median speedups, counts above 2x and 5x, roofline fractions, wins against autotune-only
+// and torch.compile, ladder reach, GPU evaluations and wall time; Markdown and an SVG histogram.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tritondx/core/diagnostic.h"
+
+namespace tdx {
+
+// Entry results (entry.json) under `out_dir`/entries, sorted by entry id.
+std::vector<nlohmann::json> load_entry_results(const std::string& out_dir);
+
+// `suite_size`: how many entries the suite has (so a partial run says so).
+nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int suite_size);
+std::string render_bench_markdown(const nlohmann::json& summary, const std::vector<nlohmann::json>& entries);
+std::string render_speedup_svg(const nlohmann::json& summary);
+
+// Writes summary.json, summary.md and speedups.svg into `out_dir`; returns their paths.
+Expected<std::vector<std::string>> write_bench_summary(const std::string& out_dir, int suite_size);
+
+}  // namespace tdx

@@ -1,0 +1,116 @@
+// `tritondx bench` and the autotune-only grid on this machine (no GPU): results are written per
+// entry and kept across runs; the grid's variants are real rewrites of the initial source.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tritondx/bench/autotune_baseline.h"
+#include "tritondx/bridge/subprocess.h"
+
+namespace tdx {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / "tritondx-bench-tests" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+ProcessResult run(std::vector<std::string> args) {
+  ProcessOptions options;
+  options.timeout = std::chrono::minutes(8);
+  return run_process(args, "", options);
+}
+
+TEST(BenchE2E, WritesAnEntryResultAndKeepsItOnTheNextRun) {
+  fs::path out = fresh_dir("cpu-run");
+  std::vector<std::string> args{TRITONDX_BINARY, "bench",         "gelu_tanh", "--gpu",         "off",
+                                "--max-candidates", "1", "--no-autotune", "--out", out.string()};
+  auto r = run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto entry = nlohmann::json::parse(read(out / "entries" / "elementwise__gelu_tanh" / "entry.json"));
+  EXPECT_EQ(entry["entry"], "elementwise/gelu_tanh");
+  EXPECT_EQ(entry["status"], "unmeasured");
+  EXPECT_EQ(entry["task"], "bench/suite/elementwise/gelu_tanh.py");
+  EXPECT_EQ(entry["task_sha256"].get<std::string>().size(), 64u);
+  EXPECT_LE(entry["tritondx"]["candidates"].get<int>(), 1);
+  EXPECT_FALSE(entry.contains("autotune_only"));
+  auto summary = nlohmann::json::parse(read(out / "summary.json"));
+  EXPECT_EQ(summary["results"], 1u);
+  EXPECT_EQ(summary["unmeasured"][0], "elementwise/gelu_tanh");
+  EXPECT_TRUE(fs::exists(out / "summary.md"));
+  EXPECT_TRUE(fs::exists(out / "speedups.svg"));
+
+  auto again = run(args);
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("kept from an earlier run"), std::string::npos) << again.out;
+}
+
+TEST(BenchE2E, ABadShardIsRefusedWithItsReason) {
+  auto r = run({TRITONDX_BINARY, "bench", "--shard", "5/4", "--list"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--shard 5/4"), std::string::npos) << r.err;
+}
+
+TEST(AutotuneGrid, BuildsBlockAndLaunchVariantsOfTheInitialSource) {
+  fs::path work = fresh_dir("grid-vector-add");
+  Bridge bridge(BridgeConfig::from_environment());
+  std::string task = std::string(TRITONDX_SOURCE_DIR) + "/examples/vector_add.py";
+  auto a = autotune_baseline(bridge, task, work.string(), 0, false);
+  ASSERT_TRUE(a.has_value()) << a.error().to_string();
+  EXPECT_FALSE(a->measured);
+  EXPECT_EQ(a->gpu_evaluations, 0);
+  int blocks = 0, launch = 0;
+  std::string original = read(task);
+  for (const auto& v : a->variants) {
+    std::string text = read(v.path);
+    EXPECT_NE(text, original) << v.description;
+    (v.stage == "blocks" ? blocks : launch)++;
+  }
+  EXPECT_GE(blocks, 2);  // BLOCK_SIZE halved, doubled, quadrupled (as far as the launch allows)
+  EXPECT_EQ(launch, 8);  // num_warps {2,4,8} x num_stages {2,3,4}, minus the initial pair
+  bool has_warps8_stages4 = false;
+  for (const auto& v : a->variants)
+    if (v.description == "num_warps 8, num_stages 4") {
+      has_warps8_stages4 = true;
+      std::string text = read(v.path);
+      EXPECT_NE(text.find("num_warps=8"), std::string::npos) << text;
+      EXPECT_NE(text.find("num_stages=4"), std::string::npos) << text;
+    }
+  EXPECT_TRUE(has_warps8_stages4);
+}
+
+TEST(AutotuneGrid, GrowsTheOutputTileOfAMatmul) {
+  fs::path work = fresh_dir("grid-matmul");
+  Bridge bridge(BridgeConfig::from_environment());
+  auto a = autotune_baseline(bridge, std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py", work.string(), 0, false);
+  ASSERT_TRUE(a.has_value()) << a.error().to_string();
+  bool tile = false;
+  for (const auto& v : a->variants)
+    if (v.description.starts_with("128x128 tile")) {
+      tile = true;
+      std::string text = read(v.path);
+      EXPECT_NE(text.find("BLOCK_M=128, BLOCK_N=128"), std::string::npos) << text;
+      EXPECT_NE(text.find("triton.cdiv(M, 128) * triton.cdiv(N, 128)"), std::string::npos) << text;
+    }
+  std::string refused;
+  for (const auto& r : a->refused) refused += r + "\n";
+  EXPECT_TRUE(tile) << refused;
+}
+
+}  // namespace
+}  // namespace tdx

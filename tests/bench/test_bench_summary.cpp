@@ -1,0 +1,71 @@
+// The summary's arithmetic and what it lists, over entry results shaped as run_bench_entry writes them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tritondx/bench/bench_summary.h"
+
+namespace tdx {
+namespace {
+
+nlohmann::json measured(const std::string& id, double initial, double best, double autotune, double compiled,
+                        double fraction, int evals, const std::string& reach) {
+  return {{"entry", id},
+          {"status", "ok"},
+          {"card", "NVIDIA H200"},
+          {"initial", {{"median_ms", initial}}},
+          {"tritondx",
+           {{"median_ms", best}, {"speedup", initial / best}, {"roofline_fraction", fraction}, {"gpu_evaluations", evals},
+            {"ladder_reach", reach}, {"best_path", nlohmann::json::array({{{"recipe", "grow-block"}}})}}},
+          {"autotune_only", {{"median_ms", autotune}}},
+          {"torch", {{"eager", {{"median_ms", compiled * 2}}}, {"compile", {{"median_ms", compiled}}}}},
+          {"wall_seconds", 100.0}};
+}
+
+TEST(BenchSummary, GeomeanMedianCountsAndWins) {
+  std::vector<nlohmann::json> entries{
+      measured("a/one", 4.0, 1.0, 2.0, 1.5, 0.8, 10, "L1"),   // 4x, beats autotune and compile
+      measured("a/two", 1.0, 1.0, 0.9, 0.5, 0.5, 20, "L3"),   // 1x, loses to both
+      measured("b/three", 9.0, 1.0, 1.0, 2.0, 0.9, 12, "L3"),  // 9x, ties autotune (not a win)
+  };
+  entries.push_back({{"entry", "c/failed"}, {"status", "failed"}, {"error", "the original kernel cannot be optimized"}});
+  entries.push_back({{"entry", "c/cpu"}, {"status", "unmeasured"}});
+  auto s = summarize_bench(entries, 41);
+  EXPECT_EQ(s["suite_entries"], 41);
+  EXPECT_EQ(s["results"], 5u);
+  EXPECT_EQ(s["measured"], 4);  // the failure counts at 1.0x; the unmeasured entry does not count
+  EXPECT_NEAR(s["geomean_speedup"].get<double>(), std::pow(4.0 * 1.0 * 9.0 * 1.0, 0.25), 1e-9);
+  EXPECT_NEAR(s["median_speedup"].get<double>(), 2.5, 1e-9);
+  EXPECT_EQ(s["above_2x"], 2);
+  EXPECT_EQ(s["above_5x"], 1);
+  EXPECT_EQ(s["wins_vs_autotune"], 1);
+  EXPECT_EQ(s["compared_with_autotune"], 3);
+  EXPECT_NEAR(s["vs_autotune_geomean"].get<double>(), std::pow(2.0 * 0.9 * 1.0, 1.0 / 3), 1e-9);
+  EXPECT_EQ(s["wins_vs_torch_compile"], 2);
+  EXPECT_NEAR(s["roofline_fraction_geomean"].get<double>(), std::pow(0.8 * 0.5 * 0.9, 1.0 / 3), 1e-9);
+  EXPECT_EQ(s["ladder_reach"]["L3"], 2);
+  EXPECT_EQ(s["median_gpu_evaluations"].get<double>(), 12);
+  ASSERT_EQ(s["failures"].size(), 1u);
+  EXPECT_EQ(s["failures"][0]["entry"], "c/failed");
+  ASSERT_EQ(s["unmeasured"].size(), 1u);
+  int binned = 0;
+  for (const auto& b : s["histogram"]) binned += b["count"].get<int>();
+  EXPECT_EQ(binned, 4);
+  for (const auto& t : s["targets"]) EXPECT_FALSE(t["met"].get<bool>()) << t.dump();  // 4 entries, not 40
+}
+
+TEST(BenchSummary, MarkdownListsEveryEntryAndTheFailures) {
+  std::vector<nlohmann::json> entries{measured("a/one", 4.0, 1.0, 2.0, 1.5, 0.8, 10, "L1")};
+  entries.push_back({{"entry", "c/failed"}, {"status", "failed"}, {"error", "the original kernel cannot be optimized"}});
+  auto s = summarize_bench(entries, 41);
+  std::string md = render_bench_markdown(s, entries);
+  EXPECT_NE(md.find("| a/one | 4.0000 | 1.0000 | 4.00x | 80% | 2.0000 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Failures"), std::string::npos);
+  EXPECT_NE(md.find("c/failed: the original kernel cannot be optimized"), std::string::npos);
+  std::string svg = render_speedup_svg(s);
+  EXPECT_TRUE(svg.starts_with("<svg")) << svg;
+  EXPECT_NE(svg.find("3-5x"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tdx
