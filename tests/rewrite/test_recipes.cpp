@@ -4,7 +4,9 @@
 // what-if compiles on). In an `applies` fixture some finding proposes the recipe; applying it
 // must give exactly `<stem>.expected.py`, that source must compile, and the finding the recipe
 // targeted must be gone from the rewritten kernel's diagnosis at the line it moved to (any
-// line, when the fixture's first line says `# TARGET-GONE: anywhere`). In a `refuses` fixture
+// line, when the fixture's first line says `# TARGET-GONE: anywhere`). A fixture `X.py` may carry
+// a GPU recording in `X.gpu/` (see tests/rules/l1/README.md), then its L1 rules run too (the
+// rewritten task is diagnosed without it). In a `refuses` fixture
 // the recipe must produce no candidate: no finding proposes it, or the recipe declines with a
 // reason.
 #include <gtest/gtest.h>
@@ -84,6 +86,14 @@ std::expected<Diagnosed, std::string> diagnose(const Bridge& bridge, const std::
   options.artifacts_dir = (fs::temp_directory_path() / "tritondx-recipe-tests" / tag).string();
   auto session = DiagnosisSession::open(bridge, options);
   if (!session) return std::unexpected(session.error().diagnostic.to_string());
+  // A fixture `X.py` with a GPU recording `X.gpu/` (run.json and Nsight Compute's CSVs, as in
+  // tests/rules/l1) is diagnosed with it, so L1 findings can propose the recipe. The recording
+  // fits only the source it was made on: the rewritten task is diagnosed without it.
+  if (fs::path recording = fs::path(path).replace_extension(".gpu"); fs::is_directory(recording)) {
+    if (const auto& error = (*session)->compile(true)) return std::unexpected(error->diagnostic.to_string());
+    auto loaded = (*session)->load_recording(recording.string());
+    if (!loaded) return std::unexpected(loaded.error().to_string());
+  }
   LadderOptions ladder;
   ladder.all_levels = true;
   Diagnosed d{std::move(*session), {}};

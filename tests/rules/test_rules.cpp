@@ -126,6 +126,89 @@ std::string fixture_name(const ::testing::TestParamInfo<RuleFixture>& info) {
 INSTANTIATE_TEST_SUITE_P(Rules, RuleFixtureTest, ::testing::ValuesIn(discover()), fixture_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RuleFixtureTest);
 
+// The findings of one rule on an L1 fixture (compiled here, with its GPU recording).
+std::vector<Finding> l1_findings(const std::string& rule_id, const std::string& fixture) {
+  const Rule* rule = registry().find(rule_id);
+  EXPECT_NE(rule, nullptr) << rule_id;
+  if (!rule) return {};
+  fs::path path = fs::path(TRITONDX_SOURCE_DIR) / "tests" / "rules" / "l1" / rule_id / fixture;
+  Bridge bridge(BridgeConfig::from_environment());
+  SessionOptions options;
+  options.task_path = path.string();
+  options.artifacts_dir = (fs::temp_directory_path() / "tritondx-rule-tests" / "proposals" / rule_id).string();
+  auto session = DiagnosisSession::open(bridge, options);
+  EXPECT_TRUE(session.has_value()) << session.error().diagnostic.to_string();
+  if (!session) return {};
+  const auto& error = (*session)->compile(false);
+  EXPECT_FALSE(error.has_value()) << error->diagnostic.to_string();
+  auto loaded = (*session)->load_recording(fs::path(path).replace_extension(".gpu").string());
+  EXPECT_TRUE(loaded.has_value()) << loaded.error().to_string();
+  std::vector<Finding> out;
+  std::vector<RuleFailure> failures;
+  for (const auto& ctx : (*session)->contexts())
+    for (auto& f : DiagnosisSession::run_rule(*rule, ctx, failures)) out.push_back(std::move(f));
+  for (const auto& failure : failures) ADD_FAILURE() << "rule threw: " << failure.message;
+  return out;
+}
+
+std::string proposals_text(const std::vector<Finding>& findings) {
+  std::string out;
+  for (const auto& f : findings)
+    for (const auto& p : f.proposals) out += fmt::format("  line {}: {} {}\n", f.loc.line, p.recipe, p.params.dump());
+  return out;
+}
+
+// examples/matmul.py on the H200 is limited by L2, not the SM: the proposal is the grow-tile
+// recipe with the output tile's constexprs named (the finding is on the def line, where there
+// is no access to read them from), 64x64 -> 128x128.
+TEST(L1Proposals, BoundClassComputeLimitedByCacheProposesGrowTile) {
+  auto findings = l1_findings("l1-bound-class", "fires_matmul.py");
+  ASSERT_EQ(findings.size(), 1u);
+  const Finding& f = findings.front();
+  EXPECT_NE(f.symptom.find("compute-bound workload limited by L2"), std::string::npos) << f.symptom;
+  const RewriteProposal* grow = nullptr;
+  for (const auto& p : f.proposals)
+    if (p.recipe == "grow-tile") grow = &p;
+  ASSERT_NE(grow, nullptr) << "proposals:\n" << proposals_text(findings);
+  nlohmann::json expected = {{"from", nlohmann::json::array({64, 64})},
+                             {"tile", nlohmann::json::array({128, 128})},
+                             {"constexprs", nlohmann::json::array({"BLOCK_M", "BLOCK_N"})}};
+  EXPECT_EQ(grow->params, expected) << grow->params.dump();
+  EXPECT_NE(grow->description.find("BLOCK_M 64 -> 128"), std::string::npos) << grow->description;
+  for (const auto& p : f.proposals) EXPECT_NE(p.recipe, "retune-block-size");
+}
+
+// The L1 rules name recipes where one fits: warps of matmul's loop waiting for its cp.async
+// copies propose set-num-stages with the launch's default 3 + 1 (once deeper-pipeline advice),
+// and softmax's single BLOCK constexpr is grown by grow-block (once more-bytes-in-flight).
+TEST(L1Proposals, RecipesWhereOneFits) {
+  auto find = [](const std::vector<Finding>& findings, int line, const std::string& recipe) -> const RewriteProposal* {
+    for (const auto& f : findings)
+      for (const auto& p : f.proposals)
+        if (f.loc.line == line && p.recipe == recipe) return &p;
+    return nullptr;
+  };
+  auto stall = l1_findings("l1-hot-line-stall", "fires_matmul.py");
+  const RewriteProposal* stages = find(stall, 28, "set-num-stages");
+  ASSERT_NE(stages, nullptr) << proposals_text(stall);
+  EXPECT_EQ(stages->params, (nlohmann::json{{"num_stages", 4}}));
+
+  auto softmax = l1_findings("l1-bound-class", "fires.py");
+  const RewriteProposal* grow = find(softmax, 13, "grow-block");
+  ASSERT_NE(grow, nullptr) << proposals_text(softmax);
+  EXPECT_EQ(grow->params, (nlohmann::json{{"constexpr", "BLOCK"}, {"from", 256}, {"block", 1024}}));
+
+  for (const auto& [rule, fixture] : std::vector<std::pair<std::string, std::string>>{
+           {"l1-hot-line-stall", "fires.py"}, {"l1-occupancy-limiter", "fires.py"}}) {
+    auto findings = l1_findings(rule, fixture);
+    for (const auto& f : findings)
+      for (const auto& p : f.proposals) {
+        EXPECT_NE(p.recipe, "deeper-pipeline") << rule << " " << fixture << ":\n" << proposals_text(findings);
+        EXPECT_NE(p.recipe, "more-bytes-in-flight") << rule << " " << fixture << ":\n" << proposals_text(findings);
+      }
+  }
+}
+
 // Every registered rule has a doc page, a firing and a silent fixture (STYLE.md, step 7).
 TEST(RuleCatalogue, EveryRuleHasDocAndFixtures) {
   fs::path root(TRITONDX_SOURCE_DIR);

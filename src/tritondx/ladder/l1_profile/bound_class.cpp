@@ -47,6 +47,8 @@ class BoundClassRule final : public Rule {
  private:
   double saturated_ = 70;      // a unit at or above this percent of its peak limits the kernel
   double near_roofline_ = 0.85; // silent at or above this fraction of the roofline
+  long long max_tile_ = 256;     // grow-tile proposals cap each output tile dimension here
+  int max_num_stages_ = 5;       // set-num-stages proposals go no deeper
 };
 
 // Kernel-wide stall samples by reason, largest first ("selected" is not a stall).
@@ -138,16 +140,23 @@ void BoundClassRule::check(const KernelContext& ctx, FindingSink& sink) const {
         params[name] = to;
         change += fmt::format("{}{} {} -> {}", change.empty() ? "" : ", ", name, value, to);
       }
-      if (!params.empty())
-        f.proposals.push_back({"more-bytes-in-flight",
-                               fmt::format("issue more loads per iteration ({}) so each wait covers more bytes, "
-                                           "or remove dependent passes over the same data",
-                                           change),
-                               params});
+      std::string text = fmt::format("issue more loads per iteration ({}) so each wait covers more bytes, or "
+                                     "remove dependent passes over the same data",
+                                     change);
+      // One block constexpr: grow-block can set it (and the grid follows). Several: advice only.
+      if (blocks.size() == 1 && params.size() == 1)
+        f.proposals.push_back({"grow-block", text,
+                               {{"constexpr", blocks[0].first}, {"from", blocks[0].second},
+                                {"block", params[blocks[0].first]}}});
+      else if (!params.empty())
+        f.proposals.push_back({"more-bytes-in-flight", text, params});
     } else if (r.bound == "compute" && ctx.launch) {
       int stages = ctx.launch->num_stages();
-      f.proposals.push_back({"deeper-pipeline", fmt::format("num_stages {} -> {}: more tiles in flight", stages, stages + 1),
-                             {{"num_stages", stages + 1}}});
+      std::string text = fmt::format("num_stages {} -> {}: more tiles in flight", stages, stages + 1);
+      if (stages + 1 <= max_num_stages_)
+        f.proposals.push_back({"set-num-stages", text, {{"num_stages", stages + 1}}});
+      else
+        f.proposals.push_back({"deeper-pipeline", text, {{"num_stages", stages + 1}}});
     }
   } else if (r.bound == "compute") {
     f.cause = fmt::format(
@@ -156,15 +165,33 @@ void BoundClassRule::check(const KernelContext& ctx, FindingSink& sink) const {
         top->name);
     nlohmann::json params = nlohmann::json::object();
     std::string change;
-    for (const auto& [name, value] : blocks) {
+    // The output tile's constexprs: rows (a name ending in M) and columns (ending in N), not BLOCK_K.
+    const std::pair<std::string, long long>* rows = nullptr;
+    const std::pair<std::string, long long>* cols = nullptr;
+    int n_rows = 0, n_cols = 0;
+    for (const auto& b : blocks) {
+      const auto& [name, value] = b;
       char last = name.empty() ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(name.back())));
-      if (last != 'M' && last != 'N') continue;  // the output tile, not BLOCK_K
-      params[name] = value * 2;
-      change += fmt::format("{}{} {} -> {}", change.empty() ? "" : ", ", name, value, value * 2);
+      if (last != 'M' && last != 'N') continue;
+      long long to = std::min<long long>(value * 2, max_tile_);
+      if (last == 'M') rows = &b, ++n_rows;
+      else cols = &b, ++n_cols;
+      if (to <= value) continue;
+      params[name] = to;
+      change += fmt::format("{}{} {} -> {}", change.empty() ? "" : ", ", name, value, to);
     }
-    if (!params.empty())
-      f.proposals.push_back({"retune-block-size",
-                             fmt::format("larger output tiles ({}): twice the FLOPs per loaded byte", change), params});
+    std::string text = fmt::format("larger output tiles ({}): twice the FLOPs per loaded byte", change);
+    if (n_rows == 1 && n_cols == 1 && !params.empty()) {
+      // grow-tile sets both at the launch call; the finding is on the def line (no access to
+      // read the tile from), so the proposal names the constexprs.
+      f.proposals.push_back({"grow-tile", text,
+                             {{"from", nlohmann::json::array({rows->second, cols->second})},
+                              {"tile", nlohmann::json::array({std::min<long long>(rows->second * 2, max_tile_),
+                                                              std::min<long long>(cols->second * 2, max_tile_)})},
+                              {"constexprs", nlohmann::json::array({rows->first, cols->first})}}});
+    } else if (!params.empty()) {
+      f.proposals.push_back({"retune-block-size", text, params});
+    }
   } else {
     f.cause = fmt::format("the kernel's traffic saturates {} before DRAM: data is re-read through the cache "
                           "hierarchy more often than the minimum needs",

@@ -12,6 +12,8 @@ namespace {
 
 using namespace l1;
 
+constexpr int kMaxNumStages = 5;  // set-num-stages proposals go no deeper
+
 class HotLineStallRule final : public Rule {
  public:
   std::string_view id() const override { return "l1-hot-line-stall"; }
@@ -171,18 +173,23 @@ void HotLineStallRule::report(const KernelContext& ctx, const HotLine& h, Findin
                    : "fuse the passes that load the same data so each element is loaded once",
            {{"load_lines", passes}}});
     }
-    for (const auto& [name, value] : block_constexprs(ctx))
+    auto blocks = block_constexprs(ctx);
+    for (const auto& [name, value] : blocks)
       if (value < 4096) {
-        f.proposals.push_back({"more-bytes-in-flight",
-                               fmt::format("{} {} -> {}: more loads in flight before each wait", name, value, value * 4),
-                               {{name, value * 4}}});
+        std::string text = fmt::format("{} {} -> {}: more loads in flight before each wait", name, value, value * 4);
+        // A kernel with one block constexpr: grow-block sets it and the grid follows. With
+        // several (a 2-D tile), which one to grow is a choice the rule cannot make: advice only.
+        if (blocks.size() == 1)
+          f.proposals.push_back({"grow-block", text, {{"constexpr", name}, {"from", value}, {"block", value * 4}}});
+        else
+          f.proposals.push_back({"more-bytes-in-flight", text, {{name, value * 4}}});
         break;
       }
   } else if (reason == "long_sb" && !producers.empty() && producers.front()->opcode == "LDGSTS" && ctx.launch) {
     int stages = ctx.launch->num_stages();
-    f.proposals.push_back({"deeper-pipeline",
-                           fmt::format("num_stages {} -> {}: one more tile in flight while the current one is used",
-                                       stages, stages + 1),
+    std::string text = fmt::format("num_stages {} -> {}: one more tile in flight while the current one is used",
+                                   stages, stages + 1);
+    f.proposals.push_back({stages + 1 <= kMaxNumStages ? "set-num-stages" : "deeper-pipeline", text,
                            {{"num_stages", stages + 1}}});
   } else if (reason == "lg" || reason == "mio") {
     f.proposals.push_back({"vectorize-access", "fewer, wider memory instructions (128-bit accesses)", {{"line", line}}});

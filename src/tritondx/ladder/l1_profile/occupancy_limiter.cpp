@@ -131,8 +131,15 @@ void OccupancyLimiterRule::check(const KernelContext& ctx, FindingSink& sink) co
     } else if (limiter->name == "blocks per SM") {
       f.cause = fmt::format("blocks of {:.0f} threads are so small that the 32-blocks-per-SM cap binds first",
                             block_threads);
-      for (const auto& [name, value] : block_constexprs(ctx))
-        f.proposals.push_back({"retune-block-size", fmt::format("{} {} -> {}", name, value, value * 4), {{name, value * 4}}});
+      auto blocks = block_constexprs(ctx);
+      for (const auto& [name, value] : blocks) {
+        std::string text = fmt::format("{} {} -> {}", name, value, value * 4);
+        // One block constexpr: grow-block sets it and the grid follows; several: advice only.
+        if (blocks.size() == 1)
+          f.proposals.push_back({"grow-block", text, {{"constexpr", name}, {"from", value}, {"block", value * 4}}});
+        else
+          f.proposals.push_back({"retune-block-size", text, {{name, value * 4}}});
+      }
     } else {
       f.cause = fmt::format("{} limit the kernel to {:.0f} blocks per SM{}", limiter->name, limiter->blocks, then);
     }

@@ -171,15 +171,25 @@ void SharedBankConflictsRule::check(const KernelContext& ctx, FindingSink& sink)
                                 "128-byte row gets the full 128-byte swizzle, which is conflict-free",
                                 row_bytes, l.swizzling_byte_width, buf->type.encoding);
           std::string param;
-          for (const auto& [name, value] : block_constexprs(ctx))
+          auto blocks = block_constexprs(ctx);
+          for (const auto& [name, value] : blocks)
             if (value == inner && (param.empty() || std::toupper(static_cast<unsigned char>(name.back())) == 'K'))
               param = name;
-          nlohmann::json params = {{"row_bytes", row_bytes}, {"swizzle_bytes", l.swizzling_byte_width}};
-          if (!param.empty()) params[param] = needed;
-          f.proposals.push_back({"retune-block-size",
-                                 param.empty() ? fmt::format("make the tile's contiguous dimension {} elements (128 bytes)", needed)
-                                               : fmt::format("{} {} -> {}: 128-byte rows, 128-byte swizzle", param, inner, needed),
-                                 params});
+          std::string text = param.empty()
+                                 ? fmt::format("make the tile's contiguous dimension {} elements (128 bytes)", needed)
+                                 : fmt::format("{} {} -> {}: 128-byte rows, 128-byte swizzle", param, inner, needed);
+          if (!param.empty() && blocks.size() == 1) {
+            // The kernel's only block constexpr: grow-block sets it and the grid follows.
+            f.proposals.push_back({"grow-block", text,
+                                   {{"constexpr", param}, {"from", inner}, {"block", needed}, {"row_bytes", row_bytes},
+                                    {"swizzle_bytes", l.swizzling_byte_width}}});
+          } else {
+            // One of several (BLOCK_K of a dot): which constexprs move together is the
+            // kernel's design; advice only.
+            nlohmann::json params = {{"row_bytes", row_bytes}, {"swizzle_bytes", l.swizzling_byte_width}};
+            if (!param.empty()) params[param] = needed;
+            f.proposals.push_back({"retune-block-size", text, params});
+          }
         }
       }
     }

@@ -2,8 +2,11 @@
 // call and keep the grid consistent with it.
 #include <fmt/format.h>
 
+#include <cctype>
+#include <functional>
 #include <set>
 
+#include "tritondx/core/check.h"
 #include "tritondx/ladder/l0_triage/block_index.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
@@ -48,6 +51,7 @@ class BlockSizeRecipe final : public Recipe {
 
  private:
   Expected<std::vector<BlockChange>> changes(const RecipeInput& in, const KernelView& view) const;
+  static Expected<void> tile_names(const KernelView& view, int line, std::string (&names)[2]);
   BlockKind kind_;
 };
 
@@ -68,7 +72,9 @@ std::string_view BlockSizeRecipe::description() const {
              "from), and the grid follows: triton.cdiv(n, OLD) and n // OLD become triton.cdiv(n, NEW) and "
              "n // NEW on the grid dimension whose tl.program_id the kernel multiplies by the block, a "
              "literal grid is recomputed, and a grid written with the same variable or meta['BLOCK'] "
-             "already follows. Proposed by l0-tiny-block. Refuses when the block is not a constexpr "
+             "already follows. Proposed by l0-tiny-block, and by l1-bound-class, l1-hot-line-stall, "
+             "l1-occupancy-limiter and l1-shared-bank-conflicts for a kernel with a single block constexpr. "
+             "Refuses when the block is not a constexpr "
              "parameter passed as a literal or a variable, when a grid dimension cannot be traced to the "
              "block, when the old value is used elsewhere in the launch, or when unmasked accesses would "
              "read past the data.";
@@ -79,10 +85,16 @@ std::string_view BlockSizeRecipe::description() const {
              "row), a smaller block is accepted only if it still covers the extent or steps a loop. "
              "Proposed by l0-masked-lanes.";
     case BlockKind::Tile:
-      return "Grows a 2-D tile: the constexprs sizing the rows and the columns of the finding's access "
-             "(x[:, None] and x[None, :] of tl.arange blocks) get the proposed tile at the launch call, "
-             "and the grid dimensions counting blocks of each follow, as in grow-block. Proposed by "
-             "l0-tiny-block for 2-D tiles.";
+      return "Grows a 2-D tile: the constexprs sizing the rows and the columns (named by the proposal's "
+             "\"constexprs\": [rows, columns], or else those of the finding's access: x[:, None] and x[None, :] "
+             "of tl.arange blocks) get the proposed tile at the launch call, and the grid dimensions counting "
+             "blocks of each follow, as in grow-block. A grid dimension that multiplies block counts "
+             "(triton.cdiv(M, 64) * triton.cdiv(N, 64), split in the kernel with pid // num_pid_n) follows "
+             "factor by factor: each constexpr edits a factor counting blocks of its old value that is not "
+             "edited yet, preferring the one whose extent is named like its dimension (M for BLOCK_M); inside "
+             "a product the new count is never known to be exact, so unmasked accesses refuse. Proposed by "
+             "l0-tiny-block for 2-D tiles and by l1-bound-class for a compute-bound kernel limited by a cache "
+             "(the output tile's BLOCK_M x BLOCK_N doubled, at most 256 each).";
   }
   return "";
 }
@@ -113,15 +125,43 @@ Expected<std::vector<BlockChange>> BlockSizeRecipe::changes(const RecipeInput& i
     std::string name = p.value("constexpr", "");
     return std::vector<BlockChange>{{name, p["from"].get<long long>(), p["block"].get<long long>()}};
   }
-  if (!p.contains("from") || !p.contains("tile") || p["from"].size() != 2 || p["tile"].size() != 2)
-    return fail(Stage::Rewrite, "the proposal names no 2-D tile", line);
+  auto pair_of_ints = [&](const char* key) {
+    return p.contains(key) && p[key].is_array() && p[key].size() == 2 && p[key][0].is_number_integer() &&
+           p[key][1].is_number_integer();
+  };
+  if (!pair_of_ints("from") || !pair_of_ints("tile")) return fail(Stage::Rewrite, "the proposal names no 2-D tile", line);
+  std::string names[2];
+  if (p.contains("constexprs")) {
+    // Named by the proposal (a finding on the kernel's def line has no access to read them from).
+    const auto& c = p["constexprs"];
+    if (!c.is_array() || c.size() != 2 || !c[0].is_string() || !c[1].is_string() || c[0].get<std::string>().empty() ||
+        c[1].get<std::string>().empty())
+      return fail(Stage::Rewrite, "the proposal's \"constexprs\" is not [rows, columns]", line);
+    names[0] = c[0].get<std::string>();
+    names[1] = c[1].get<std::string>();
+  } else {
+    TDX_CHECK(tile_names(view, line, names));
+  }
+  std::vector<BlockChange> out;
+  for (int d = 0; d < 2; ++d) {
+    long long from = p["from"][d].get<long long>(), to = p["tile"][d].get<long long>();
+    if (from != to) out.push_back({names[d], from, to});
+  }
+  if (names[0] == names[1] && out.size() == 2 && out[0].to != out[1].to)
+    return fail(Stage::Rewrite, fmt::format("one constexpr {} sizes both dimensions of the tile", names[0]), line);
+  if (names[0] == names[1] && out.size() == 2) out.pop_back();
+  if (out.empty()) return fail(Stage::Rewrite, "the proposed tile is the current tile", line);
+  return out;
+}
+
+// The constexprs sizing the rows and the columns of the access on the finding's line.
+Expected<void> BlockSizeRecipe::tile_names(const KernelView& view, int line, std::string (&names)[2]) {
   // The access on the finding's line; the aranges its pointer broadcasts along each dimension.
   const PyNode* memop = nullptr;
   for (const PyNode* op : view.calls({"tl.load", "tl.store"}))
     if (op->line == line && !memop) memop = op;
   const PyNode* ptr = memop ? KernelView::pointer_arg(*memop) : nullptr;
   if (!ptr) return fail(Stage::Rewrite, "no tl.load/tl.store on the finding's line", line);
-  std::string names[2];
   bool ambiguous = false;
   view.visit_flow(*ptr, [&](const PyNode& n) {
     if (n.type != "Subscript") return true;
@@ -139,16 +179,7 @@ Expected<std::vector<BlockChange>> BlockSizeRecipe::changes(const RecipeInput& i
   });
   if (ambiguous || names[0].empty() || names[1].empty() || names[0] == "?" || names[1] == "?")
     return fail(Stage::Rewrite, "cannot tell which constexprs size the rows and the columns of the tile", line);
-  std::vector<BlockChange> out;
-  for (int d = 0; d < 2; ++d) {
-    long long from = p["from"][d].get<long long>(), to = p["tile"][d].get<long long>();
-    if (from != to) out.push_back({names[d], from, to});
-  }
-  if (names[0] == names[1] && out.size() == 2 && out[0].to != out[1].to)
-    return fail(Stage::Rewrite, fmt::format("one constexpr {} sizes both dimensions of the tile", names[0]), line);
-  if (names[0] == names[1] && out.size() == 2) out.pop_back();
-  if (out.empty()) return fail(Stage::Rewrite, "the proposed tile is the current tile", line);
-  return out;
+  return {};
 }
 
 // Rewrites one grid element that counts blocks of `c` (old value `from`): the edits, or why not.
@@ -174,7 +205,82 @@ struct GridRewriter {
     });
     return found;
   }
-  bool exact() const { return programs * c.from % c.to == 0; }
+  // Inside a product of block counts the share of `programs` that counts this block is unknown,
+  // so neither is whether the new count is exact.
+  bool in_product = false;
+  bool exact() const { return !in_product && programs * c.from % c.to == 0; }
+
+  // The suffix naming the block's dimension: "M" of BLOCK_M or BLOCK_SIZE_M ("" if none).
+  std::string dimension_suffix() const {
+    size_t at = c.name.rfind('_');
+    std::string s = at == std::string::npos ? c.name.substr(c.name.empty() ? 0 : c.name.size() - 1) : c.name.substr(at + 1);
+    for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return s;
+  }
+
+  // If `e` counts blocks of the old value (triton.cdiv(n, OLD), n // OLD, (n + OLD - 1) // OLD):
+  // true, and the name of what it counts (n, or "" when n is not a plain name).
+  bool counts_old_blocks(const PyNode& e, std::string& extent) const {
+    const PyNode* n = nullptr;
+    if (e.type == "Call" && (call_name(e) == "triton.cdiv" || call_name(e) == "cdiv")) {
+      const PyNode* d = argument(e, 1);
+      if (!d || int_constant(*d) != c.from) return false;
+      n = argument(e, 0);
+    } else if (e.type == "BinOp" && e.fields.value("op", "") == "FloorDiv") {
+      const PyNode* d = e.child("right");
+      if (!d || int_constant(*d) != c.from) return false;
+      n = e.child("left");
+      if (n && n->type == "BinOp" && n->fields.value("op", "") == "Add") n = n->child("left");
+    } else {
+      return false;
+    }
+    extent = n && n->type == "Name" ? n->str_field("id") : "";
+    return true;
+  }
+
+  // A grid dimension that multiplies block counts (triton.cdiv(M, 64) * triton.cdiv(N, 64), a
+  // program id split with pid // num_pid_n in the kernel): the factor counting blocks of this
+  // constexpr follows it. That factor counts blocks of the old value and is not edited yet; of
+  // several, the one whose extent is named like the block's dimension (M for BLOCK_M).
+  Expected<bool> rewrite_product(const PyNode& e, int depth) {
+    std::vector<const PyNode*> factors;
+    std::function<void(const PyNode&)> flatten = [&](const PyNode& n) {
+      if (n.type == "BinOp" && n.fields.value("op", "") == "Mult" && n.child("left") && n.child("right")) {
+        flatten(*n.child("left"));
+        flatten(*n.child("right"));
+      } else {
+        factors.push_back(&n);
+      }
+    };
+    flatten(e);
+    std::string suffix = dimension_suffix();
+    std::vector<const PyNode*> candidates, named;
+    for (const PyNode* f : factors) {
+      const PyNode* value = f;
+      if (f->type == "Name")
+        if (const PyNode* def = launch_util::single_assignment(function, f->str_field("id")); def && def->child("value"))
+          value = def->child("value");
+      bool touched = false;
+      PyModule::walk(*value, [&](const PyNode& n) { touched |= edited.count(&n) > 0; });
+      std::string extent;
+      if (touched || !counts_old_blocks(*value, extent)) continue;
+      candidates.push_back(value);
+      std::string upper = extent;
+      for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      if (!suffix.empty() && upper == suffix) named.push_back(value);
+    }
+    std::string shown = node_text(e, ctx.task->lines);
+    const PyNode* pick = named.size() == 1 ? named[0] : named.empty() && candidates.size() == 1 ? candidates[0] : nullptr;
+    if (!pick)
+      return fail(Stage::Rewrite,
+                  candidates.empty()
+                      ? fmt::format("no factor of the grid `{}` counts blocks of {} ({}) that is not already retuned",
+                                    shown, c.name, c.from)
+                      : fmt::format("cannot tell which factor of the grid `{}` counts blocks of {}", shown, c.name),
+                  e.line);
+    in_product = true;
+    return rewrite(*pick, depth + 1);
+  }
 
   Expected<bool> rewrite(const PyNode& e, int depth) {
     if (mentions_block(e)) return true;
@@ -224,9 +330,10 @@ struct GridRewriter {
         return true;
       }
     }
+    if (e.type == "BinOp" && e.fields.value("op", "") == "Mult") return rewrite_product(e, depth);
     return fail(Stage::Rewrite,
-                fmt::format("grid dimension `{}` does not follow {} (not triton.cdiv(n, {}), n // {}, a literal or "
-                            "the block's variable)",
+                fmt::format("grid dimension `{}` does not follow {} (not triton.cdiv(n, {}), n // {}, a literal, "
+                            "a product of such block counts or the block's variable)",
                             shown, c.name, c.from, c.from),
                 e.line);
   }
@@ -323,9 +430,14 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
       followed_dims.insert(dims[static_cast<size_t>(axis)]);
       if (!g.exact() && !all_masked)
         return fail(Stage::Rewrite,
-                    fmt::format("{} blocks of {} are not a whole number of blocks of {} and the kernel has unmasked "
-                                "accesses: the last block would read past the data",
-                                g.programs, c.from, c.to),
+                    g.in_product
+                        ? fmt::format("the grid multiplies block counts, so whether the extent counted in blocks "
+                                      "of {} = {} is a whole number of blocks of {} is unknown, and the kernel has "
+                                      "unmasked accesses: the last block could read past the data",
+                                      c.name, c.from, c.to)
+                        : fmt::format("{} blocks of {} are not a whole number of blocks of {} and the kernel has "
+                                      "unmasked accesses: the last block would read past the data",
+                                      g.programs, c.from, c.to),
                     line);
     }
     if (axes.empty()) {
