@@ -29,7 +29,8 @@ constexpr OptionSpec kNumStages{
     "Sets num_stages=S on the kernel's launch call (replacing the value it passes, or adding the keyword "
     "when it relies on the default of 3), with S from the finding's proposal. Proposed by "
     "l3-loop-not-pipelined when the launch's num_stages <= 1 keeps the pipeliner off (confirmed by a "
-    "what-if compile) or an indirection level needs more stages. Every loop without its own "
+    "what-if compile) or an indirection level needs more stages, and by l1-hot-line-stall and l1-bound-class "
+    "(one more stage) when measured warps wait on the pipelined copies. Every loop without its own "
     "tl.range(num_stages=...) follows the launch value. Refuses autotuned kernels, indirect or repeated "
     "launch calls, and proposals that name no stage count.",
     1, 8};

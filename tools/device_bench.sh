@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# `tritondx bench` on the H200 (issue 6): builds build-dev/ (tools/device_build.sh), runs the
+# bench with the arguments given (e.g. --shard 1/8) into bench/results/ of the carried tree, and
+# tars bench/results/ into $OUT/bench.tgz (the device returns at most 8 files). Entries finished
+# in an earlier call travel with the tree and are kept; TDX_BENCH_SECONDS bounds this call.
+set -u
+export TRITONDX_PYTHON=python3 PYTHONUNBUFFERED=1
+out=${OUT:-/tmp/out}
+bash tools/device_build.sh || exit 1
+mkdir -p bench/results
+timeout "${TDX_BENCH_SECONDS:-420}" ./build-dev/tritondx bench --gpu on --out bench/results "$@" > "$out/bench.log" 2>&1
+echo "bench exit $? (124: cut by TDX_BENCH_SECONDS; finished entries are kept)"
+tar czf "$out/bench.tgz" bench/results
+grep -E '^\[' "$out/bench.log" | grep -v ' \.\.\.$' | tail -n 20
