@@ -24,6 +24,12 @@ struct EvaluateOptions {
   bool what_if = true;       // L3 what-if compiles during re-diagnosis
   LadderOptions ladder;      // how far re-diagnosis climbs
   std::string target = "nvidia-h200";
+  // With a measurement: profile every kernel with Nsight Compute, so that the L1 rules that read
+  // hardware counters and stall samples (bound class, hot lines, bank conflicts) fire.
+  bool profile = false;
+  // A GPU recording of this task (run.json and ncu CSV exports, as `diagnose --recording`
+  // reads): its L1 evidence feeds the diagnosis without a GPU; the score stays unmeasured.
+  std::string recording;
   // The original task, for the integrity checks (static, and at runtime on the GPU); null for
   // the original itself.
   const integrity::TaskSource* original = nullptr;
@@ -47,6 +53,7 @@ struct Evaluation {
   bool gpu_missing = false;    // a measurement was asked for, but no GPU is visible
   std::vector<nlohmann::json> integrity;  // violations (each {id, line, message})
   double seconds = 0;          // wall time of this evaluation
+  std::vector<std::string> notes;  // what could not be done and was skipped (a profile, a recording)
 
   bool verified() const { return verdict == "verified"; }
   bool measured() const { return measurement && measurement->timing.has_value(); }

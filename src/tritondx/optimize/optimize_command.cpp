@@ -24,6 +24,11 @@ Runner add_optimize_command(CLI::App& app) {
   cmd->add_option("--max-seconds", o->max_seconds, "Wall-time budget of the search")->check(CLI::PositiveNumber);
   cmd->add_option("--max-depth", o->max_depth, "Rewrites stacked on the original at most")->check(CLI::Range(1, 64));
   cmd->add_option("--min-gain", o->min_gain, "A child must beat its parent by this fraction")->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--no-profile", [o](int64_t) { o->profile = false; },
+                "On a GPU: skip Nsight Compute (L1 then has timing and roofline only)");
+  cmd->add_option("--recording", o->recording,
+                  "A GPU recording of the original kernel (run.json, ncu CSV exports) for its L1 findings")
+      ->check(CLI::ExistingDirectory);
   cmd->add_flag("--llm", o->llm, "Also ask the configured LLM endpoint for candidates (see docs/llm.md)");
   cmd->add_option("--llm-config", o->llm_config, "LLM configuration file (JSON)");
   cmd->add_option("--target", o->target, "Target description under targets/");

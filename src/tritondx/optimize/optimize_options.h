@@ -18,6 +18,8 @@ struct OptimizeOptions {
   int max_depth = 4;          // rewrites stacked on the original at most
   double min_gain = 0.02;     // a child must beat its parent by this fraction to count as progress
   double near_roofline = 0.9; // stop once the best kernel reaches this fraction of its roofline floor
+  bool profile = true;        // with a GPU: Nsight Compute on the original and on each node expanded (L1)
+  std::string recording;      // a GPU recording of the original (run.json, ncu CSVs) for its L1 findings
   bool llm = false;           // also ask the configured LLM endpoint for candidates
   std::string llm_config;     // JSON config file for the LLM (else the environment)
   std::string target = "nvidia-h200";

@@ -63,7 +63,9 @@ class Search {
   std::optional<size_t> next_frontier();
   bool budget_left(std::string& why) const;
   Expected<void> finish();
-  EvaluateOptions eval_options(bool measure, bool candidate) const;
+  // `profile`: Nsight Compute too (the original, and nodes about to be expanded); `original`: the
+  // node is the original kernel (a recording given on the command line is its evidence).
+  EvaluateOptions eval_options(bool measure, bool candidate, bool profile = false, bool original = false) const;
   Expected<DiagnosisSession*> session_for(size_t index);
   void note_once(std::string note) {
     if (std::find(r_.notes.begin(), r_.notes.end(), note) == r_.notes.end()) r_.notes.push_back(std::move(note));
@@ -92,9 +94,11 @@ class Search {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-EvaluateOptions Search::eval_options(bool measure, bool candidate) const {
+EvaluateOptions Search::eval_options(bool measure, bool candidate, bool profile, bool original) const {
   EvaluateOptions e;
   e.gpu = measure;
+  e.profile = measure && profile && o_.profile;
+  if (original) e.recording = o_.recording;
   e.gpu_optional = o_.gpu == GpuMode::Auto;
   e.original = candidate && original_task_ ? &*original_task_ : nullptr;
   e.target = o_.target;
@@ -147,8 +151,9 @@ Expected<size_t> Search::evaluate_node(SearchNode node, const std::string* paren
   std::unique_ptr<Bridge> own;
   if (cand) own = std::make_unique<Bridge>(bridge_.config());
   Evaluation e = evaluate_task(own ? *own : bridge_, rules_, node.path, (artifacts_dir_ / fmt::format("c{}", node.id)).string(),
-                               eval_options(measure, cand != nullptr), parent_source, cand);
+                               eval_options(measure, cand != nullptr, !cand, !cand), parent_source, cand);
   ++r_.evaluated;
+  for (const auto& note : e.notes) note_once(fmt::format("candidate {}: {}", node.id, note));
   node.status = e.verdict;
   node.reject_stage = e.reject_stage;
   node.reject_reason = e.reject_reason;
@@ -269,13 +274,31 @@ Expected<DiagnosisSession*> Search::session_for(size_t index) {
   if (auto it = sessions_.find(index); it != sessions_.end()) return it->second.get();
   // A candidate (or a node from an earlier invocation): diagnose it again, in a bridge of its
   // own (no GPU run: its score is stored).
-  const SearchNode& n = r_.nodes[index];
+  SearchNode& n = r_.nodes[index];
+  if (!fs::exists(n.path)) std::ofstream(n.path) << n.candidate.source;
   expansion_bridge_ = std::make_unique<Bridge>(bridge_.config());
+  // On a GPU, a node about to be expanded is measured and profiled again: its L1 findings (what
+  // the hardware counters say) are what the proposals from its profile come from.
+  bool profile = r_.gpu && o_.profile && n.score.measured;
   Evaluation e = evaluate_task(*expansion_bridge_, rules_, n.path, (artifacts_dir_ / fmt::format("c{}", n.id)).string(),
-                               eval_options(false, false), nullptr, nullptr);
+                               eval_options(profile, false, profile, index == 0), nullptr, nullptr);
+  for (const auto& note : e.notes) note_once(fmt::format("candidate {}: {}", n.id, note));
   if (!e.session || !e.verified())
     return fail(Stage::Verify, fmt::format("candidate {} no longer compiles: {}", n.id, e.reject_reason));
-  if (!fs::exists(n.path)) std::ofstream(n.path) << n.candidate.source;
+  // Findings the node's first evaluation did not have (its profile's) join its diagnosis.
+  std::vector<Finding> added;
+  if (e.diagnosis)
+    for (const auto& k : e.diagnosis->kernels)
+      for (const auto& f : k.findings) {
+        bool known = std::any_of(n.findings.begin(), n.findings.end(), [&](const Finding& g) {
+          return g.rule_id == f.rule_id && g.kernel == f.kernel && g.loc.line == f.loc.line;
+        });
+        if (!known) added.push_back(f);
+      }
+  if (!added.empty()) {
+    TDX_CHECK(store_->add_findings(n.id, added));
+    n.findings.insert(n.findings.end(), added.begin(), added.end());
+  }
   auto* s = e.session.get();
   sessions_[index] = std::move(e.session);
   return s;
