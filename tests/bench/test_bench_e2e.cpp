@@ -58,6 +58,17 @@ TEST(BenchE2E, WritesAnEntryResultAndKeepsItOnTheNextRun) {
   auto again = run(args);
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("kept from an earlier run"), std::string::npos) << again.out;
+
+  // An entry cut after its search (during a baseline) left entry.partial.json: the next run
+  // keeps the search's part and does not search again.
+  fs::path dir = out / "entries" / "elementwise__gelu_tanh";
+  fs::rename(dir / "entry.json", dir / "entry.partial.json");
+  auto resumed = run(args);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  auto kept = nlohmann::json::parse(read(dir / "entry.json"));
+  EXPECT_TRUE(kept["tritondx"].value("kept_from_a_cut_run", false)) << kept.dump(2);
+  EXPECT_EQ(kept["tritondx"]["candidates"], entry["tritondx"]["candidates"]);
+  EXPECT_FALSE(fs::exists(dir / "entry.partial.json"));
 }
 
 TEST(BenchE2E, ABadShardIsRefusedWithItsReason) {

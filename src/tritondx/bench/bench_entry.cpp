@@ -126,41 +126,59 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
   o.max_seconds = options.max_seconds;
   o.target = options.target;
   o.resume = has_unfinished_run(o.store_path, sha256_hex(source));
-  auto result = optimize(bridge, o);
   auto finish = [&](std::string status) {
     out["status"] = std::move(status);
-    out["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out["wall_seconds"] = out.value("optimize_wall_seconds", 0.0) +
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::ofstream(dir / "entry.json") << out.dump(2) << "\n";
+    fs::remove(dir / "entry.partial.json");
     return out;
   };
-  if (!result) {
-    out["error"] = "tritondx optimize failed: " + result.error().to_string();
-    return finish("failed");
+  // The optimizer's part of an entry cut short after it (during a baseline) is kept in
+  // entry.partial.json and not searched again.
+  bool want_gpu = options.gpu != GpuMode::Off;
+  nlohmann::json partial = nlohmann::json::parse(read_text(dir / "entry.partial.json"), nullptr, false);
+  if (partial.is_object() && partial.value("task_sha256", "") == out["task_sha256"] &&
+      partial.value("gpu", false) == want_gpu && partial.contains("tritondx")) {
+    for (const char* key : {"gpu", "card", "initial", "roofline", "tritondx", "optimize_wall_seconds"})
+      if (partial.contains(key)) out[key] = partial[key];
+    out["tritondx"]["kept_from_a_cut_run"] = true;
+  } else {
+    auto result = optimize(bridge, o);
+    if (!result) {
+      out["error"] = "tritondx optimize failed: " + result.error().to_string();
+      return finish("failed");
+    }
+    auto written = write_optimize_outputs(*result);
+    if (!written) out["notes"].push_back("the optimize report could not be written: " + written.error().to_string());
+    fs::remove_all(dir / "optimize" / "artifacts");
+    fs::remove_all(dir / "optimize" / "candidates");
+    const SearchNode& original = result->nodes.front();
+    const auto& eval = original.evaluation;
+    out["gpu"] = original.score.measured;
+    if (eval.contains("measurement")) out["card"] = eval["measurement"].value("device", "");
+    if (original.score.measured) {
+      out["initial"] = timing_json(eval["measurement"].value("timing", nlohmann::json()));
+      out["initial"]["roofline_fraction"] = original.score.roofline_fraction;
+    }
+    if (eval.contains("roofline")) {
+      const auto& r = eval["roofline"];
+      out["roofline"] = {{"floor_ms", r.value("floor_seconds", 0.0) * 1e3},
+                         {"bound", r.value("bound", "")},
+                         {"compute_ceiling", r.value("compute_ceiling", "")}};
+    }
+    out["tritondx"] = tritondx_part(*result);
+    if (result->best != 0)
+      out["tritondx"]["optimized_kernel"] =
+          fs::relative(dir / "optimize" / (fs::path(entry.path).stem().string() + ".optimized.py"), dir).string();
+    out["optimize_wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    start = std::chrono::steady_clock::now();
+    std::ofstream(dir / "entry.partial.json") << out.dump(2) << "\n";
   }
-  auto written = write_optimize_outputs(*result);
-  if (!written) out["notes"].push_back("the optimize report could not be written: " + written.error().to_string());
-  fs::remove_all(dir / "optimize" / "artifacts");
-  fs::remove_all(dir / "optimize" / "candidates");
-  const SearchNode& original = result->nodes.front();
-  const auto& eval = original.evaluation;
-  bool measured = original.score.measured;
-  out["gpu"] = measured;
-  if (eval.contains("measurement")) out["card"] = eval["measurement"].value("device", "");
-  if (measured) {
-    out["initial"] = timing_json(eval["measurement"].value("timing", nlohmann::json()));
-    out["initial"]["roofline_fraction"] = original.score.roofline_fraction;
-  }
-  if (eval.contains("roofline")) {
-    const auto& r = eval["roofline"];
-    out["roofline"] = {{"floor_ms", r.value("floor_seconds", 0.0) * 1e3},
-                       {"bound", r.value("bound", "")},
-                       {"compute_ceiling", r.value("compute_ceiling", "")}};
-  }
-  out["tritondx"] = tritondx_part(*result);
-  if (result->best != 0) out["tritondx"]["optimized_kernel"] = fs::relative(dir / "optimize" / (fs::path(entry.path).stem().string() + ".optimized.py"), dir).string();
+  bool measured = out.value("gpu", false);
 
   // 2: autotune-only, the grid a user would try without tritondx.
-  double initial_ms = measured ? original.score.median_ms : 0;
+  double initial_ms = measured ? out["initial"].value("median_ms", 0.0) : 0;
   if (options.autotune) {
     auto a = autotune_baseline(bridge, entry.path, (dir / "autotune").string(), initial_ms, measured);
     if (a) out["autotune_only"] = autotune_to_json(*a, initial_ms);
