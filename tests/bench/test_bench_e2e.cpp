@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <nlohmann/json.hpp>
 
 #include "tritondx/bench/autotune_baseline.h"
@@ -75,6 +76,44 @@ TEST(BenchE2E, ABadShardIsRefusedWithItsReason) {
   auto r = run({TRITONDX_BINARY, "bench", "--shard", "5/4", "--list"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--shard 5/4"), std::string::npos) << r.err;
+}
+
+// Two workers on one GPU (here: none) share the queue and one store; every entry runs once.
+TEST(BenchE2E, TwoWorkersShareOneQueueAndOneStore) {
+  fs::path out = fresh_dir("workers");
+  auto r = run({TRITONDX_BINARY, "bench", "gelu_tanh", "silu_mul", "--gpu", "off", "--max-candidates", "1",
+                "--no-autotune", "--gpus", "0,0", "--out", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("2 workers (GPUs 0, 0)"), std::string::npos) << r.out;
+  for (const char* e : {"elementwise__gelu_tanh", "elementwise__silu_mul"})
+    EXPECT_TRUE(fs::exists(out / "entries" / e / "entry.json")) << e;
+  EXPECT_TRUE(fs::exists(out / "worker0.log"));
+  EXPECT_TRUE(fs::exists(out / "worker1.log"));
+  auto summary = nlohmann::json::parse(read(out / "summary.json"));
+  EXPECT_EQ(summary["results"], 2u);
+  SQLite::Database store((out / "store.sqlite").string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(store.execAndGet("SELECT count(*) FROM runs").getInt(), 2);
+  SQLite::Database queue((out / "queue.sqlite").string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(queue.execAndGet("SELECT count(*) FROM queue WHERE status = 'done'").getInt(), 2);
+}
+
+// Shards run elsewhere (other hosts) are merged: their entries and their stores.
+TEST(BenchE2E, MergeCombinesShardsResultsAndStores) {
+  fs::path a = fresh_dir("shard-a"), b = fresh_dir("shard-b"), merged = fresh_dir("merged");
+  for (auto [dir, entry] : {std::pair{a, "gelu_tanh"}, {b, "silu_mul"}}) {
+    auto r = run({TRITONDX_BINARY, "bench", entry, "--gpu", "off", "--max-candidates", "1", "--no-autotune", "--out",
+                  dir.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+  auto m = run({TRITONDX_BINARY, "bench", "--merge", a.string(), b.string(), "--out", merged.string()});
+  ASSERT_EQ(m.exit_code, 0) << m.out << m.err;
+  EXPECT_NE(m.out.find("2 entry results copied"), std::string::npos) << m.out;
+  auto summary = nlohmann::json::parse(read(merged / "summary.json"));
+  EXPECT_EQ(summary["results"], 2u);
+  SQLite::Database store((merged / "store.sqlite").string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(store.execAndGet("SELECT count(*) FROM runs").getInt(), 2);
+  EXPECT_EQ(store.execAndGet("SELECT count(*) FROM candidates c JOIN runs r ON c.run_id = r.id").getInt(),
+            store.execAndGet("SELECT count(*) FROM candidates").getInt());
 }
 
 TEST(AutotuneGrid, BuildsBlockAndLaunchVariantsOfTheInitialSource) {

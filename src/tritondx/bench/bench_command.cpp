@@ -6,123 +6,101 @@
 #include <iostream>
 #include <memory>
 
-#include "tritondx/bench/bench_entry.h"
-#include "tritondx/bench/bench_suite.h"
+#include "tritondx/bench/bench_run.h"
 #include "tritondx/bench/bench_summary.h"
 
 namespace tdx::cli {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string one_line(const nlohmann::json& e) {
-  std::string status = e.value("status", "");
-  if (status == "failed") return fmt::format("{}: failed: {}", e.value("entry", ""), e.value("error", ""));
-  if (status == "unmeasured")
-    return fmt::format("{}: not measured (no GPU); {} candidates", e.value("entry", ""),
-                       e["tritondx"].value("candidates", 0));
-  auto ms = [&](std::initializer_list<const char*> path) {
-    const nlohmann::json* at = &e;
-    for (const char* k : path) {
-      if (!at->is_object() || !at->contains(k)) return std::string("-");
-      at = &(*at)[k];
-    }
-    return at->is_number() ? fmt::format("{:.4f}", at->get<double>()) : std::string("-");
-  };
-  return fmt::format("{}: initial {} ms, tritondx {} ms ({:.2f}x, {} GPU evals), autotune-only {} ms, torch.compile {} ms",
-                     e.value("entry", ""), ms({"initial", "median_ms"}), ms({"tritondx", "median_ms"}),
-                     e["tritondx"].value("speedup", 0.0), e["tritondx"].value("gpu_evaluations", 0),
-                     ms({"autotune_only", "median_ms"}), ms({"torch", "compile", "median_ms"}));
-}
-
-}  // namespace
-
 Runner add_bench_command(CLI::App& app) {
-  auto o = std::make_shared<BenchOptions>();
+  auto run = std::make_shared<BenchRun>();
+  auto& o = run->options;
   auto filters = std::make_shared<std::vector<std::string>>();
   auto shard = std::make_shared<std::string>("1/1");
-  auto gpu = std::make_shared<std::string>("auto");
   auto list = std::make_shared<bool>(false);
   auto summary_only = std::make_shared<bool>(false);
-  o->suite_dir = std::string(TRITONDX_SOURCE_DIR) + "/bench/suite";
-  o->out_dir = std::string(TRITONDX_SOURCE_DIR) + "/bench/results";
+  auto workers = std::make_shared<int>(1);
+  auto gpus = std::make_shared<std::vector<std::string>>();
+  auto worker = std::make_shared<std::string>();
+  auto queue = std::make_shared<std::string>();
+  auto merge = std::make_shared<std::vector<std::string>>();
+  o.suite_dir = std::string(TRITONDX_SOURCE_DIR) + "/bench/suite";
+  o.out_dir = std::string(TRITONDX_SOURCE_DIR) + "/bench/results";
   auto* cmd = app.add_subcommand(
       "bench", "Run the benchmark suite: initial kernel, tritondx, autotune-only, torch eager/compile, roofline");
   cmd->add_option("entries", *filters, "Only entries whose id (category/name) contains one of these");
-  cmd->add_option("--suite", o->suite_dir, "Suite folder (default: bench/suite)");
-  cmd->add_option("--out", o->out_dir, "Results folder (default: bench/results)");
+  cmd->add_option("--suite", o.suite_dir, "Suite folder (default: bench/suite)");
+  cmd->add_option("--out", o.out_dir, "Results folder (default: bench/results)");
   cmd->add_option("--shard", *shard, "Run shard i of N (entries dealt round-robin), e.g. 2/4");
-  cmd->add_option("--gpu", *gpu, "auto (if one is visible), on, off")->check(CLI::IsMember({"auto", "on", "off"}));
-  cmd->add_option("--max-candidates", o->max_candidates, "tritondx's candidates per entry")->check(CLI::Range(0, 1000));
-  cmd->add_option("--max-seconds", o->max_seconds, "tritondx's search time per entry")->check(CLI::PositiveNumber);
-  cmd->add_flag("--no-autotune", [o](int64_t) { o->autotune = false; }, "Skip the autotune-only grid");
-  cmd->add_flag("--no-torch", [o](int64_t) { o->torch = false; }, "Skip torch eager and torch.compile");
-  cmd->add_flag("--force", o->force, "Redo entries that already have a result for their current source");
+  cmd->add_option("--gpu", run->gpu_mode, "auto (if one is visible), on, off")->check(CLI::IsMember({"auto", "on", "off"}));
+  cmd->add_option("--max-candidates", o.max_candidates, "tritondx's candidates per entry")->check(CLI::Range(0, 1000));
+  cmd->add_option("--max-seconds", o.max_seconds, "tritondx's search time per entry")->check(CLI::PositiveNumber);
+  cmd->add_flag("--no-autotune", [run](int64_t) { run->options.autotune = false; }, "Skip the autotune-only grid");
+  cmd->add_flag("--no-torch", [run](int64_t) { run->options.torch = false; }, "Skip torch eager and torch.compile");
+  cmd->add_flag("--force", o.force, "Redo entries that already have a result for their current source");
   cmd->add_flag("--list", *list, "List the shard's entries and whether each has a result; run nothing");
   cmd->add_flag("--summary-only", *summary_only, "Only rewrite summary.{json,md} and speedups.svg from the results");
-  cmd->add_option("--target", o->target, "Target description under targets/");
-  return [o, filters, shard, gpu, list, summary_only, cmd] {
+  cmd->add_option("--workers", *workers, "Worker processes, one per GPU, sharing a queue")->check(CLI::Range(1, 64));
+  cmd->add_option("--gpus", *gpus, "The GPUs the workers are pinned to (CUDA_VISIBLE_DEVICES), default 0..workers-1")
+      ->delimiter(',');
+  cmd->add_option("--merge", *merge, "Merge these results folders (shards run elsewhere) into --out, then summarize");
+  cmd->add_option("--worker", *worker, "(internal) run as this worker of the queue given by --queue")->group("");
+  cmd->add_option("--queue", *queue, "(internal) the workers' queue")->group("");
+  cmd->add_option("--target", o.target, "Target description under targets/");
+  return [run, filters, shard, list, summary_only, workers, gpus, worker, queue, merge] {
+    auto& o = run->options;
     auto s = parse_shard(*shard);
     if (!s) {
       std::cerr << "error: " << s.error().to_string() << "\n";
       return 2;
     }
-    o->suite_dir = fs::absolute(o->suite_dir).lexically_normal().string();
-    o->out_dir = fs::absolute(o->out_dir).lexically_normal().string();
-    o->gpu = *gpu == "on" ? GpuMode::On : *gpu == "off" ? GpuMode::Off : GpuMode::Auto;
-    auto all = discover_entries(o->suite_dir);
+    o.suite_dir = fs::absolute(o.suite_dir).lexically_normal().string();
+    o.out_dir = fs::absolute(o.out_dir).lexically_normal().string();
+    o.gpu = run->gpu_mode == "on" ? GpuMode::On : run->gpu_mode == "off" ? GpuMode::Off : GpuMode::Auto;
+    auto all = discover_entries(o.suite_dir);
     if (!all) {
       std::cerr << "error: " << all.error().to_string() << "\n";
       return 2;
     }
-    auto selected = select_entries(*all, *filters, *s);
-    if (selected.empty()) {
+    run->all = *all;
+    std::error_code ec;
+    fs::create_directories(o.out_dir, ec);
+    if (ec) {
+      std::cerr << "error: cannot create " << o.out_dir << ": " << ec.message() << "\n";
+      return 2;
+    }
+    o.command = fmt::format("tritondx bench --shard {} --max-candidates {} --gpu {}{}{}", *shard, o.max_candidates,
+                            run->gpu_mode, o.autotune ? "" : " --no-autotune", o.torch ? "" : " --no-torch");
+    for (const auto& f : *filters) o.command += " " + f;
+    if (!merge->empty()) return merge_results(*run, *merge);
+    if (*summary_only) return write_bench_summary(o.out_dir, static_cast<int>(all->size())) ? 0 : 1;
+    if (!worker->empty() || !queue->empty()) {
+      if (worker->empty() || queue->empty()) {
+        std::cerr << "error: --worker and --queue go together\n";
+        return 2;
+      }
+      return run_worker(*run, *worker, *queue);
+    }
+    run->selected = select_entries(*all, *filters, *s);
+    if (run->selected.empty()) {
       std::cerr << "error: no entry of shard " << *shard << " matches the filters\n";
       return 2;
     }
-    std::error_code ec;
-    fs::create_directories(o->out_dir, ec);
-    if (ec) {
-      std::cerr << "error: cannot create " << o->out_dir << ": " << ec.message() << "\n";
-      return 2;
-    }
-    o->command = fmt::format("tritondx bench --shard {} --max-candidates {} --gpu {}{}{}", *shard, o->max_candidates,
-                             *gpu, o->autotune ? "" : " --no-autotune", o->torch ? "" : " --no-torch");
-    for (const auto& f : *filters) o->command += " " + f;
-    bool want_gpu = o->gpu != GpuMode::Off;
     if (*list) {
-      for (const auto& e : selected)
-        std::cout << e.id << (stored_result(*o, e, want_gpu) ? "  (done)" : "") << "\n";
+      for (const auto& e : run->selected)
+        std::cout << e.id << (stored_result(o, e, o.gpu != GpuMode::Off) ? "  (done)" : "") << "\n";
       return 0;
     }
-    if (!*summary_only) {
-      Bridge bridge(BridgeConfig::from_environment());
-      size_t i = 0;
-      for (const auto& e : selected) {
-        ++i;
-        if (!o->force)
-          if (auto done = stored_result(*o, e, want_gpu)) {
-            std::cout << fmt::format("[{}/{}] {} (kept from an earlier run)\n", i, selected.size(), one_line(*done));
-            continue;
-          }
-        std::cout << fmt::format("[{}/{}] {} ...\n", i, selected.size(), e.id) << std::flush;
-        auto r = run_bench_entry(bridge, e, *o);
-        std::cout << fmt::format("[{}/{}] {} ({:.0f} s)\n", i, selected.size(), one_line(r),
-                                 r.value("wall_seconds", 0.0))
-                  << std::flush;
-        // The summary after every entry: a run cut short still leaves an up-to-date summary.
-        if (auto w = write_bench_summary(o->out_dir, static_cast<int>(all->size())); !w)
-          std::cerr << "warning: " << w.error().to_string() << "\n";
-      }
+    std::vector<std::string> pinned = *gpus;
+    if (pinned.empty() && *workers > 1)
+      for (int k = 0; k < *workers; ++k) pinned.push_back(std::to_string(k));
+    if (!pinned.empty() && static_cast<int>(pinned.size()) != *workers && *workers > 1) {
+      std::cerr << fmt::format("error: --workers {} with {} GPUs in --gpus\n", *workers, pinned.size());
+      return 2;
     }
-    auto written = write_bench_summary(o->out_dir, static_cast<int>(all->size()));
-    if (!written) {
-      std::cerr << "error: " << written.error().to_string() << "\n";
-      return 1;
-    }
-    for (const auto& p : *written) std::cout << "  wrote " << p << "\n";
-    return 0;
+    if (pinned.size() > 1 || *workers > 1) return run_workers(*run, pinned);
+    return run_sequential(*run);
   };
 }
 

@@ -14,7 +14,7 @@ using namespace store_detail;
 namespace {
 
 constexpr std::string_view kApplication = "tritondx";
-constexpr int kBusyTimeoutMs = 5000;
+constexpr int kBusyTimeoutMs = 30000;  // several bench workers share one store
 
 // Reads meta.schema_version of an existing store and refuses what this build cannot read.
 Expected<void> check_version(SQLite::Database& db, const std::string& path) {

@@ -1,0 +1,254 @@
+#include "tritondx/bench/bench_run.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "tritondx/bench/bench_summary.h"
+#include "tritondx/bench/work_queue.h"
+#include "tritondx/bridge/subprocess.h"
+#include "tritondx/store/store_merge.h"
+
+namespace tdx {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string field_ms(const nlohmann::json& e, std::initializer_list<const char*> path) {
+  const nlohmann::json* at = &e;
+  for (const char* k : path) {
+    if (!at->is_object() || !at->contains(k)) return "-";
+    at = &(*at)[k];
+  }
+  return at->is_number() ? fmt::format("{:.4f}", at->get<double>()) : "-";
+}
+
+int write_summary(const BenchRun& run) {
+  auto written = write_bench_summary(run.options.out_dir, static_cast<int>(run.all.size()));
+  if (!written) {
+    std::cerr << "error: " << written.error().to_string() << "\n";
+    return 1;
+  }
+  for (const auto& p : *written) std::cout << "  wrote " << p << "\n";
+  return 0;
+}
+
+const BenchEntry* find_entry(const BenchRun& run, const std::string& id) {
+  for (const auto& e : run.all)
+    if (e.id == id) return &e;
+  return nullptr;
+}
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+}  // namespace
+
+std::string bench_one_line(const nlohmann::json& e) {
+  std::string status = e.value("status", "");
+  if (status == "failed") return fmt::format("{}: failed: {}", e.value("entry", ""), e.value("error", ""));
+  if (status == "unmeasured")
+    return fmt::format("{}: not measured (no GPU); {} candidates", e.value("entry", ""),
+                       e["tritondx"].value("candidates", 0));
+  return fmt::format("{}: initial {} ms, tritondx {} ms ({:.2f}x, {} GPU evals), autotune-only {} ms, torch.compile {} ms",
+                     e.value("entry", ""), field_ms(e, {"initial", "median_ms"}), field_ms(e, {"tritondx", "median_ms"}),
+                     e["tritondx"].value("speedup", 0.0), e["tritondx"].value("gpu_evaluations", 0),
+                     field_ms(e, {"autotune_only", "median_ms"}), field_ms(e, {"torch", "compile", "median_ms"}));
+}
+
+int run_sequential(const BenchRun& run) {
+  const auto& o = run.options;
+  bool want_gpu = o.gpu != GpuMode::Off;
+  Bridge bridge(BridgeConfig::from_environment());
+  size_t i = 0;
+  for (const auto& e : run.selected) {
+    ++i;
+    if (!o.force)
+      if (auto done = stored_result(o, e, want_gpu)) {
+        std::cout << fmt::format("[{}/{}] {} (kept from an earlier run)\n", i, run.selected.size(), bench_one_line(*done));
+        continue;
+      }
+    std::cout << fmt::format("[{}/{}] {} ...\n", i, run.selected.size(), e.id) << std::flush;
+    auto r = run_bench_entry(bridge, e, o);
+    std::cout << fmt::format("[{}/{}] {} ({:.0f} s)\n", i, run.selected.size(), bench_one_line(r),
+                             r.value("wall_seconds", 0.0))
+              << std::flush;
+    // The summary after every entry: a run cut short still leaves an up-to-date summary.
+    if (auto w = write_bench_summary(o.out_dir, static_cast<int>(run.all.size())); !w)
+      std::cerr << "warning: " << w.error().to_string() << "\n";
+  }
+  return write_summary(run);
+}
+
+int run_worker(const BenchRun& run, const std::string& worker, const std::string& queue_path) {
+  auto queue = WorkQueue::open(queue_path);
+  if (!queue) {
+    std::cerr << "error: " << queue.error().to_string() << "\n";
+    return 2;
+  }
+  Bridge bridge(BridgeConfig::from_environment());
+  while (true) {
+    auto next = queue->claim(worker);
+    if (!next) {
+      std::cerr << "error: " << next.error().to_string() << "\n";
+      return 1;
+    }
+    if (!*next) return 0;
+    const BenchEntry* e = find_entry(run, **next);
+    if (!e) {
+      std::cerr << "error: the queue names " << **next << ", which is not in the suite\n";
+      (void)queue->finish(**next, "failed");
+      continue;
+    }
+    std::cout << fmt::format("{}: {} ...\n", worker, e->id) << std::flush;
+    auto r = run_bench_entry(bridge, *e, run.options);
+    std::cout << fmt::format("{}: {} ({:.0f} s)\n", worker, bench_one_line(r), r.value("wall_seconds", 0.0)) << std::flush;
+    if (auto f = queue->finish(e->id, r.value("status", "") == "failed" ? "failed" : "done"); !f)
+      std::cerr << "warning: " << f.error().to_string() << "\n";
+  }
+}
+
+int run_workers(const BenchRun& run, const std::vector<std::string>& gpus) {
+  const auto& o = run.options;
+  bool want_gpu = o.gpu != GpuMode::Off;
+  std::vector<std::string> todo;
+  for (const auto& e : run.selected)
+    if (o.force || !stored_result(o, e, want_gpu)) todo.push_back(e.id);
+  std::cout << fmt::format("{} of {} entries to run, {} workers (GPUs {})\n", todo.size(), run.selected.size(),
+                           gpus.size(), fmt::join(gpus, ", "));
+  fs::path queue_path = fs::path(o.out_dir) / "queue.sqlite";
+  auto queue = WorkQueue::open(queue_path.string());
+  if (!queue) {
+    std::cerr << "error: " << queue.error().to_string() << "\n";
+    return 2;
+  }
+  if (auto filled = queue->fill(todo); !filled) {
+    std::cerr << "error: " << filled.error().to_string() << "\n";
+    return 2;
+  }
+  std::string self = fs::read_symlink("/proc/self/exe").string();
+  std::vector<std::string> base{self,
+                                "bench",
+                                "--queue",
+                                queue_path.string(),
+                                "--suite",
+                                o.suite_dir,
+                                "--out",
+                                o.out_dir,
+                                "--gpu",
+                                run.gpu_mode,
+                                "--max-candidates",
+                                std::to_string(o.max_candidates),
+                                "--max-seconds",
+                                fmt::format("{}", o.max_seconds),
+                                "--target",
+                                o.target};
+  if (!o.autotune) base.push_back("--no-autotune");
+  if (!o.torch) base.push_back("--no-torch");
+  std::vector<ProcessResult> results(gpus.size());
+  std::vector<std::thread> threads;
+  std::atomic<int> running{static_cast<int>(gpus.size())};
+  for (size_t k = 0; k < gpus.size(); ++k) {
+    threads.emplace_back([&, k] {
+      auto args = base;
+      args.insert(args.begin() + 2, {"--worker", fmt::format("worker{}-gpu{}", k, gpus[k])});
+      ProcessOptions po;
+      po.timeout = std::chrono::hours(72);
+      po.env["CUDA_VISIBLE_DEVICES"] = gpus[k];
+      try {
+        results[k] = run_process(args, "", po);
+      } catch (const std::exception& e) {
+        results[k].err = e.what();
+      }
+      --running;
+    });
+  }
+  // Progress: the queue says which entries finished; their results say how.
+  std::map<std::string, std::string> reported;
+  auto report = [&] {
+    auto items = queue->items();
+    if (!items) return;
+    size_t finished = 0;
+    for (const auto& it : *items) finished += it.status == "done" || it.status == "failed";
+    for (const auto& it : *items) {
+      if ((it.status != "done" && it.status != "failed") || reported.contains(it.entry)) continue;
+      reported[it.entry] = it.status;
+      const BenchEntry* e = find_entry(run, it.entry);
+      auto j = e ? read_json(fs::path(entry_dir(o, *e)) / "entry.json") : nlohmann::json();
+      std::cout << fmt::format("[{}/{}] {} ({})\n", finished, items->size(),
+                               j.is_object() ? bench_one_line(j) : it.entry + ": no result", it.worker)
+                << std::flush;
+    }
+  };
+  while (running > 0) {
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    report();
+  }
+  for (auto& t : threads) t.join();
+  report();
+  int rc = 0;
+  for (size_t k = 0; k < gpus.size(); ++k) {
+    fs::path log = fs::path(o.out_dir) / fmt::format("worker{}.log", k);
+    std::ofstream(log) << results[k].out << results[k].err;
+    if (results[k].exit_code != 0) {
+      std::cerr << fmt::format("worker {} (GPU {}) exited with {}; see {}\n", k, gpus[k], results[k].exit_code,
+                               log.string());
+      rc = 1;
+    }
+  }
+  if (auto items = queue->items())
+    for (const auto& it : *items)
+      if (it.status == "pending" || it.status == "running") {
+        std::cerr << fmt::format("{} was not finished ({}); run again to resume it\n", it.entry, it.status);
+        rc = 1;
+      }
+  int s = write_summary(run);
+  return rc ? rc : s;
+}
+
+int merge_results(const BenchRun& run, const std::vector<std::string>& dirs) {
+  const auto& o = run.options;
+  fs::path out(o.out_dir);
+  int copied = 0;
+  for (const auto& d : dirs) {
+    fs::path dir = fs::absolute(d);
+    if (dir.lexically_normal() == out.lexically_normal()) continue;
+    if (!fs::is_directory(dir / "entries")) {
+      std::cerr << "error: " << d << " is not a bench results folder (it has no entries/)\n";
+      return 2;
+    }
+    for (const auto& e : fs::directory_iterator(dir / "entries")) {
+      auto j = read_json(e.path() / "entry.json");
+      if (!j.is_object()) continue;  // an entry cut short there
+      fs::path target = out / "entries" / e.path().filename();
+      auto have = read_json(target / "entry.json");
+      if (have.is_object() && have.value("started", "") >= j.value("started", "")) continue;
+      fs::remove_all(target);
+      fs::create_directories(target.parent_path());
+      fs::copy(e.path(), target, fs::copy_options::recursive);
+      ++copied;
+    }
+    if (fs::exists(dir / "store.sqlite")) {
+      auto s = merge_store((out / "store.sqlite").string(), (dir / "store.sqlite").string());
+      if (!s) {
+        std::cerr << "error: " << s.error().to_string() << "\n";
+        return 1;
+      }
+      std::cout << fmt::format("merged {}: {} runs, {} candidates, {} findings\n", (dir / "store.sqlite").string(),
+                               s->runs, s->candidates, s->findings);
+    }
+  }
+  std::cout << fmt::format("{} entry results copied into {}\n", copied, out.string());
+  return write_summary(run);
+}
+
+}  // namespace tdx
