@@ -1,13 +1,15 @@
 """`baselines` verb: what a user gets without a Triton kernel, timed like the kernel itself.
 
 Request: {"task": path, "compile": true, "seed": 1234, "min_reps": 100, "min_ms": 100.0}
-Reply:   {"device", "torch", "eager": timing, "compile": timing | null, "compile_error": str | null,
-          "compile_correct": bool | null}
+Reply:   {"device", "torch", "function", "eager": timing, "compile": timing | null,
+          "compile_error": str | null, "compile_correct": bool | null}
 
-The task's `reference` runs on the task's realistic inputs (`make_inputs("cuda")`), eagerly and
-through `torch.compile` (default mode, inductor). The compiled reference is checked against the
-eager one with the task's tolerances before it is timed; a compile failure or a mismatch is
-reported, not raised, so the benchmark lists it. Timing is `timing.time_launch`: the same flushed
+The task's `torch_baseline` (what a user would call in PyTorch, e.g. `a @ b` in fp16), or its
+`reference` when it has none (a reference may upcast to fp32 for accuracy, which is slower than
+what a user would run), runs on the task's realistic inputs (`make_inputs("cuda")`), eagerly
+and through `torch.compile` (default mode, inductor); the reply names it in "function". The
+compiled function is checked against the task's reference with the task's tolerances before it
+is timed; a compile failure or a mismatch is reported, not raised, so the benchmark lists it. Timing is `timing.time_launch`: the same flushed
 per-call CUDA events, input rotation and median as the `run` verb uses for kernels.
 """
 import torch
@@ -30,8 +32,9 @@ def baselines_verb(request):
     sets = [inputs]
     if verify.tensor_bytes(inputs) * 2 < timing.L2_BYTES:
         sets += [verify.make_inputs(task, seed + 101 + i) for i in range(3)]
-    reference = task.function("reference")
-    reply = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+    name = "torch_baseline" if callable(getattr(task.module, "torch_baseline", None)) else "reference"
+    reference = task.function(name)
+    reply = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "function": name,
              "eager": _timed(reference, sets, request), "compile": None, "compile_error": None,
              "compile_correct": None}
     if not request.get("compile", True):
@@ -39,14 +42,14 @@ def baselines_verb(request):
     try:
         compiled = torch.compile(reference)
         got = verify.as_tuple(compiled(*inputs))
-        want = verify.as_tuple(reference(*inputs))
+        want = verify.as_tuple(task.function("reference")(*inputs))
         problems = [p for i, (g, w) in enumerate(zip(got, want)) if (p := verify.compare(task, g, w, i))]
         reply["compile_correct"] = not problems and len(got) == len(want)
         if not reply["compile_correct"]:
-            reply["compile_error"] = "torch.compile(reference) disagrees with the eager reference: " + \
+            reply["compile_error"] = f"torch.compile({name}) disagrees with the task's reference: " + \
                 "; ".join(p["message"] for p in problems[:3])
             return reply
         reply["compile"] = _timed(compiled, sets, request)
     except Exception as e:  # noqa: BLE001 - a baseline that cannot be built is reported, not fatal
-        reply["compile_error"] = f"torch.compile(reference) failed: {type(e).__name__}: {str(e)[:500]}"
+        reply["compile_error"] = f"torch.compile({name}) failed: {type(e).__name__}: {str(e)[:500]}"
     return reply

@@ -102,3 +102,31 @@ def test_entry_matches_reference_under_interpreter(path, described):
     assert r.returncode == 0, r.stderr[-3000:]
     result = json.loads(r.stdout.strip().splitlines()[-1])
     assert not result["problems"], result["problems"]
+
+
+def test_torch_baselines_agree_with_their_references():
+    """An entry's `torch_baseline` (what the bench times for torch eager and torch.compile) must
+    compute what its reference computes, on the small inputs, on the CPU."""
+    script = r'''
+import glob, importlib.util, json, os, sys, torch
+out = {}
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*.py"))):
+    spec = importlib.util.spec_from_file_location("entry_" + os.path.basename(path)[:-3], path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    if not hasattr(m, "torch_baseline"):
+        continue
+    torch.manual_seed(0)
+    inputs = m.make_small_inputs("cpu")
+    got, want = m.torch_baseline(*inputs), m.reference(*inputs)
+    tol = getattr(m, "TOLERANCE", {"rtol": 1e-2, "atol": 1e-2})
+    out[os.path.relpath(path, sys.argv[1])] = [got.dtype == want.dtype, tuple(got.shape) == tuple(want.shape),
+                                                bool(torch.allclose(got.float(), want.float(), **tol))]
+print(json.dumps(out))
+'''
+    proc = subprocess.run([sys.executable, "-c", script, str(SUITE)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    checked = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert len(checked) >= 8, checked
+    for name, (same_dtype, same_shape, close) in checked.items():
+        assert same_dtype and same_shape and close, name

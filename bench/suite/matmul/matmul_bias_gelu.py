@@ -67,6 +67,11 @@ def reference(x, w, bias):
     return torch.nn.functional.gelu(x.float() @ w.float() + bias.float()).to(torch.float16)
 
 
+# What a user would call in PyTorch (the reference upcasts for accuracy).
+def torch_baseline(x, w, bias):
+    return torch.nn.functional.gelu(torch.addmm(bias, x, w))
+
+
 def _inputs(M, K, N, device):
     # nn.Linear-like scale (weights ~ 1/sqrt(K)) so the pre-activations are O(1) and the
     # GELU's curved part is exercised, not just its linear and zero tails.

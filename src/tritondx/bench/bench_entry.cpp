@@ -189,13 +189,14 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
     fs::remove_all(dir / "autotune");
   }
 
-  // 4: torch eager and torch.compile on the reference.
+  // 4: torch eager and torch.compile on the task's torch_baseline (or its reference).
   if (options.torch && measured) {
     auto b = bridge.call("baselines", {{"task", entry.path}});
     if (b) {
       out["torch"] = {{"eager", timing_json((*b)["eager"])},
                       {"compile", timing_json((*b)["compile"])},
-                      {"compile_error", (*b)["compile_error"]}};
+                      {"compile_error", (*b)["compile_error"]},
+                      {"function", b->value("function", "reference")}};
     } else {
       out["torch"] = {{"error", b.error().diagnostic.to_string()}};
     }
