@@ -282,6 +282,15 @@ Expected<DiagnosisSession*> Search::session_for(size_t index) {
   bool profile = r_.gpu && o_.profile && n.score.measured;
   Evaluation e = evaluate_task(*expansion_bridge_, rules_, n.path, (artifacts_dir_ / fmt::format("c{}", n.id)).string(),
                                eval_options(profile, false, profile, index == 0), nullptr, nullptr);
+  if (profile && (!e.session || !e.verified())) {
+    // Measuring it again failed (the GPU, not the candidate, most likely: it passed before):
+    // expand it from its stored diagnosis rather than stopping the search.
+    note_once(fmt::format("candidate {}: measuring it again for its profile failed ({}); expanded without it", n.id,
+                          e.reject_reason));
+    expansion_bridge_ = std::make_unique<Bridge>(bridge_.config());
+    e = evaluate_task(*expansion_bridge_, rules_, n.path, (artifacts_dir_ / fmt::format("c{}", n.id)).string(),
+                      eval_options(false, false, false, index == 0), nullptr, nullptr);
+  }
   for (const auto& note : e.notes) note_once(fmt::format("candidate {}: {}", n.id, note));
   if (!e.session || !e.verified())
     return fail(Stage::Verify, fmt::format("candidate {} no longer compiles: {}", n.id, e.reject_reason));
