@@ -157,9 +157,17 @@ TEST(AutotuneGrid, GrowsTheOutputTileOfAMatmul) {
       EXPECT_NE(text.find("BLOCK_M=128, BLOCK_N=128"), std::string::npos) << text;
       EXPECT_NE(text.find("triton.cdiv(M, 128) * triton.cdiv(N, 128)"), std::string::npos) << text;
     }
+  // One side of the tile alone: the other factor of the product grid keeps its 64.
+  bool rows_only = false;
+  for (const auto& v : a->variants)
+    if (v.description.starts_with("128x64 tile")) {
+      rows_only = true;
+      EXPECT_NE(read(v.path).find("triton.cdiv(M, 128) * triton.cdiv(N, 64)"), std::string::npos) << read(v.path);
+    }
   std::string refused;
   for (const auto& r : a->refused) refused += r + "\n";
   EXPECT_TRUE(tile) << refused;
+  EXPECT_TRUE(rows_only) << refused;
 }
 
 }  // namespace

@@ -193,6 +193,9 @@ struct GridRewriter {
   std::vector<TextEdit>& edits;
   std::set<const PyNode*>& edited;
   int line;
+  // The other factors of a product grid dimension: they count blocks of other dimensions, so a
+  // literal equal to the old value there is not a use of this block.
+  std::set<const PyNode*>* other_factors = nullptr;
 
   bool mentions_block(const PyNode& e) const {
     bool found = false;
@@ -279,6 +282,9 @@ struct GridRewriter {
                       : fmt::format("cannot tell which factor of the grid `{}` counts blocks of {}", shown, c.name),
                   e.line);
     in_product = true;
+    if (other_factors)
+      for (const PyNode* f : factors)
+        if (f != pick) PyModule::walk(*f, [&](const PyNode& n) { other_factors->insert(&n); });
     return rewrite(*pick, depth + 1);
   }
 
@@ -367,6 +373,7 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
   std::vector<TextEdit> edits;
   std::set<const PyNode*> edited;
   std::set<const PyNode*> followed_dims;
+  std::set<const PyNode*> other_factors;
   for (const auto& c : changes) {
     std::string name = c.name;
     if (name.empty()) return fail(Stage::Rewrite, "the proposal does not name the block's constexpr", line);
@@ -425,7 +432,7 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
       if (axis >= static_cast<int>(dims.size()) || axis >= static_cast<int>(ctx.launch->grid.size()))
         return fail(Stage::Rewrite, fmt::format("the grid has no dimension {}", axis), site.call->line);
       GridRewriter g{ctx, *site.enclosing, c, ctx.launch->grid[static_cast<size_t>(axis)], launch_var, meta,
-                     edits, edited, line};
+                     edits, edited, line, &other_factors};
       TDX_TRY(g.rewrite(*dims[static_cast<size_t>(axis)], 0));
       followed_dims.insert(dims[static_cast<size_t>(axis)]);
       if (!g.exact() && !all_masked)
@@ -466,6 +473,7 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
     else if (c.field == "keywords" && c.child("value")) unrelated.insert(c.child("value"));
   for (const PyNode* d : dims)
     if (!followed_dims.count(d)) PyModule::walk(*d, [&](const PyNode& n) { unrelated.insert(&n); });
+  unrelated.insert(other_factors.begin(), other_factors.end());
   for (const auto& c : changes) {
     const PyNode* other = nullptr;
     PyModule::walk(*site.enclosing, [&](const PyNode& n) {
