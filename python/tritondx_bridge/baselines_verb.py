@@ -9,8 +9,9 @@ The task's `torch_baseline` (what a user would call in PyTorch, e.g. `a @ b` in 
 what a user would run), runs on the task's realistic inputs (`make_inputs("cuda")`), eagerly
 and through `torch.compile` (default mode, inductor); the reply names it in "function". The
 compiled function is checked against the task's reference with the task's tolerances before it
-is timed; a compile failure or a mismatch is reported, not raised, so the benchmark lists it. Timing is `timing.time_launch`: the same flushed
-per-call CUDA events, input rotation and median as the `run` verb uses for kernels.
+is timed; a compile failure or a mismatch is reported, not raised, so the benchmark lists it.
+Timing is `timing.time_launch`: the same flushed per-call CUDA events, input rotation and median
+as the `run` verb uses for kernels.
 """
 import torch
 
@@ -33,14 +34,14 @@ def baselines_verb(request):
     if verify.tensor_bytes(inputs) * 2 < timing.L2_BYTES:
         sets += [verify.make_inputs(task, seed + 101 + i) for i in range(3)]
     name = "torch_baseline" if callable(getattr(task.module, "torch_baseline", None)) else "reference"
-    reference = task.function(name)
+    baseline = task.function(name)
     reply = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "function": name,
-             "eager": _timed(reference, sets, request), "compile": None, "compile_error": None,
+             "eager": _timed(baseline, sets, request), "compile": None, "compile_error": None,
              "compile_correct": None}
     if not request.get("compile", True):
         return reply
     try:
-        compiled = torch.compile(reference)
+        compiled = torch.compile(baseline)
         got = verify.as_tuple(compiled(*inputs))
         want = verify.as_tuple(task.function("reference")(*inputs))
         problems = [p for i, (g, w) in enumerate(zip(got, want)) if (p := verify.compare(task, g, w, i))]
