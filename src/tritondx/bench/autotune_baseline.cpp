@@ -32,13 +32,7 @@ char last_upper(const std::string& name) {
 // Block-size points: the output tile of a 2-D kernel (constexprs ending in M and N) scaled
 // together and apart, every other block constexpr halved, doubled and quadrupled.
 std::vector<GridPoint> block_points(const LaunchInfo& launch) {
-  std::vector<std::pair<std::string, long long>> blocks;
-  if (launch.constexprs.is_object())
-    for (const auto& [name, value] : launch.constexprs.items()) {
-      std::string upper = name;
-      for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      if (upper.find("BLOCK") != std::string::npos && value.is_number_integer()) blocks.emplace_back(name, value.get<long long>());
-    }
+  auto blocks = launch.block_constexprs();
   std::vector<GridPoint> out;
   const std::pair<std::string, long long>*m = nullptr, *n = nullptr;
   for (const auto& b : blocks) {

@@ -6,7 +6,6 @@
 #include "tritondx/cli/failure.h"
 #include "tritondx/ladder/ladder.h"
 #include "tritondx/measure/measurement.h"
-#include "tritondx/measure/profile.h"
 #include "tritondx/report/diagnosis_report.h"
 
 namespace tdx::cli {
@@ -20,16 +19,7 @@ std::string profile_session(const Bridge& bridge, DiagnosisSession& session) {
   auto m = measure_task(bridge, session.task().path);
   if (!m) return "warning: no GPU measurement: " + m.error().diagnostic.to_string() + "\n";
   session.attach_measurement(std::move(*m));
-  for (const auto& k : session.kernels()) {
-    auto dir = session.artifacts_dir() + "/ncu";
-    auto profile = profile_kernel(bridge, session.task().path, k.launch.kernel, dir);
-    if (!profile) {
-      status += "warning: no Nsight Compute profile for " + k.launch.kernel + ": " +
-                profile.error().diagnostic.to_string() + " (L1 keeps timing and roofline)\n";
-      continue;
-    }
-    session.attach_profile(k.launch.kernel, std::move(*profile));
-  }
+  for (const auto& problem : session.profile_kernels(bridge)) status += "warning: " + problem + "\n";
   return status;
 }
 

@@ -1,5 +1,7 @@
 #include "tritondx/ladder/context.h"
 
+#include <cctype>
+
 namespace tdx {
 
 long long LaunchInfo::programs() const {
@@ -21,6 +23,17 @@ std::optional<long long> LaunchInfo::int_arg(std::string_view name) const {
 
 int LaunchInfo::num_warps() const { return options.value("num_warps", 4); }
 int LaunchInfo::num_stages() const { return options.value("num_stages", 3); }
+
+std::vector<std::pair<std::string, long long>> LaunchInfo::block_constexprs() const {
+  std::vector<std::pair<std::string, long long>> out;
+  if (!constexprs.is_object()) return out;
+  for (const auto& [name, value] : constexprs.items()) {
+    std::string upper = name;
+    for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (upper.find("BLOCK") != std::string::npos && value.is_number_integer()) out.emplace_back(name, value.get<long long>());
+  }
+  return out;
+}
 
 LaunchInfo launch_from_json(const nlohmann::json& j) {
   LaunchInfo l;

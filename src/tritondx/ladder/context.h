@@ -40,6 +40,8 @@ struct LaunchInfo {
   std::optional<long long> int_arg(std::string_view name) const;  // scalar or constexpr integer value
   int num_warps() const;
   int num_stages() const;
+  // Integer constexprs whose name contains BLOCK (any case): the launch's block sizes.
+  std::vector<std::pair<std::string, long long>> block_constexprs() const;
 };
 
 LaunchInfo launch_from_json(const nlohmann::json& j);

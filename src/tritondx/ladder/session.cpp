@@ -5,6 +5,7 @@
 
 #include "tritondx/analysis/axis_info.h"
 #include "tritondx/analysis/static_cost.h"
+#include "tritondx/measure/profile.h"
 #include "tritondx/inspect/inspect.h"
 
 namespace tdx {
@@ -199,6 +200,19 @@ void DiagnosisSession::attach_profile(const std::string& kernel, NcuProfile prof
     k.profile = std::move(profile);
     return;
   }
+}
+
+std::vector<std::string> DiagnosisSession::profile_kernels(const Bridge& bridge) {
+  std::vector<std::string> kernels, problems;
+  for (const auto& k : kernels_) kernels.push_back(k.launch.kernel);
+  for (const auto& k : kernels) {
+    auto profile = profile_kernel(bridge, task_.path, k, artifacts_dir_ + "/ncu");
+    if (profile) attach_profile(k, std::move(*profile));
+    else
+      problems.push_back(fmt::format("no Nsight Compute profile of {}: {} (L1 keeps timing and roofline)", k,
+                                     profile.error().diagnostic.to_string()));
+  }
+  return problems;
 }
 
 Expected<void> DiagnosisSession::load_recording(const std::string& dir) {

@@ -68,6 +68,10 @@ class DiagnosisSession {
   void attach_measurement(Measurement measurement);
   // L1: an Nsight Compute profile of one kernel; hot lines are attributed through its SASS.
   void attach_profile(const std::string& kernel, NcuProfile profile);
+  // Profiles every kernel of the task with Nsight Compute (through `bridge`, on this machine's
+  // GPU; exports under artifacts_dir()/ncu) and attaches each profile. Returns, one per kernel,
+  // what could not be profiled and why; L1 then keeps timing and roofline for it.
+  std::vector<std::string> profile_kernels(const Bridge& bridge);
   const std::optional<Measurement>& measurement() const { return measurement_; }
   const std::optional<Roofline>& roofline() const { return roofline_; }
   // Loads a recording made on a GPU: run.json (the bridge's `run` reply) and the ncu CSV

@@ -1,12 +1,10 @@
 #include "tritondx/optimize/evaluate.h"
 
 #include <chrono>
-#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "tritondx/ladder/rule.h"
-#include "tritondx/measure/profile.h"
 #include "tritondx/rewrite/source_edit.h"
 
 namespace tdx {
@@ -130,18 +128,8 @@ Evaluation evaluate_task(const Bridge& bridge, const RuleRegistry& rules, const 
       if (e.session->roofline()) e.roofline = *e.session->roofline();
     }
   }
-  if (options.profile && e.measurement) {
-    std::vector<std::string> kernels;
-    for (const auto& k : e.session->kernels()) kernels.push_back(k.launch.kernel);
-    for (const auto& k : kernels) {
-      auto dir = (std::filesystem::path(e.session->artifacts_dir()) / "ncu" / k).string();
-      auto profile = profile_kernel(bridge, path, k, dir);
-      if (profile) e.session->attach_profile(k, std::move(*profile));
-      else
-        e.notes.push_back(fmt::format("no Nsight Compute profile of {}: {} (L1 keeps timing and roofline)", k,
-                                      profile.error().diagnostic.to_string()));
-    }
-  }
+  if (options.profile && e.measurement)
+    for (auto& problem : e.session->profile_kernels(bridge)) e.notes.push_back(std::move(problem));
   if (!options.recording.empty())
     if (auto loaded = e.session->load_recording(options.recording); !loaded)
       e.notes.push_back("the recording was not loaded: " + loaded.error().to_string());

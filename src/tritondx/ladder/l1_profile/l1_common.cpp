@@ -187,14 +187,7 @@ std::optional<double> roofline_headroom(const KernelContext& ctx) {
 }
 
 std::vector<std::pair<std::string, long long>> block_constexprs(const KernelContext& ctx) {
-  std::vector<std::pair<std::string, long long>> out;
-  if (!ctx.launch || !ctx.launch->constexprs.is_object()) return out;
-  for (const auto& [name, value] : ctx.launch->constexprs.items()) {
-    std::string upper = name;
-    for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (upper.find("BLOCK") != std::string::npos && value.is_number_integer()) out.emplace_back(name, value.get<long long>());
-  }
-  return out;
+  return ctx.launch ? ctx.launch->block_constexprs() : std::vector<std::pair<std::string, long long>>{};
 }
 
 std::string percent(double fraction) { return fmt::format("{:.0f}%", fraction * 100); }
