@@ -3,39 +3,21 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <nlohmann/json.hpp>
 
 #include "tritondx/bench/autotune_baseline.h"
-#include "tritondx/bridge/subprocess.h"
+#include "../cli_test_util.h"
 
 namespace tdx {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / "tritondx-bench-tests" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-ProcessResult run(std::vector<std::string> args) {
-  ProcessOptions options;
-  options.timeout = std::chrono::minutes(8);
-  return run_process(args, "", options);
-}
+using cli_test::read;
+using cli_test::run;
+fs::path fresh_dir(const std::string& name) { return cli_test::fresh_dir("tritondx-bench-tests", name); }
 
 TEST(BenchE2E, WritesAnEntryResultAndKeepsItOnTheNextRun) {
   fs::path out = fresh_dir("cpu-run");

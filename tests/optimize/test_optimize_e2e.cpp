@@ -18,7 +18,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <nlohmann/json.hpp>
 
-#include "tritondx/bridge/subprocess.h"
+#include "../cli_test_util.h"
 #include "tritondx/store/store.h"
 
 extern char** environ;
@@ -28,29 +28,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / "tritondx-optimize-tests" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using cli_test::read;
+using cli_test::run;
+fs::path fresh_dir(const std::string& name) { return cli_test::fresh_dir("tritondx-optimize-tests", name); }
 
 std::vector<std::string> optimize_args(const fs::path& out, int max_candidates) {
   return {TRITONDX_BINARY, "optimize", std::string(TRITONDX_SOURCE_DIR) + "/examples/softmax.py", "--gpu", "off",
           "--max-candidates", std::to_string(max_candidates), "--out", out.string()};
-}
-
-ProcessResult run(std::vector<std::string> args) {
-  ProcessOptions options;
-  options.timeout = std::chrono::minutes(8);
-  return run_process(args, "", options);
 }
 
 TEST(OptimizeE2E, CpuRunWritesTheReportTheOptimizedKernelAndTheStore) {

@@ -6,9 +6,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "tritondx/bench/autotune_baseline.h"
+#include "tritondx/ir/program.h"
 #include "tritondx/optimize/optimize_report.h"
 #include "tritondx/optimize/search.h"
 #include "tritondx/store/sha256.h"
@@ -19,12 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+// The file's text, empty when it cannot be read.
+std::string read_text(const fs::path& p) { return read_file(p.string(), Stage::Task).value_or(""); }
 
 std::string utc_now() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
@@ -107,11 +103,11 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
   auto start = std::chrono::steady_clock::now();
   fs::path dir = entry_dir(options, entry);
   fs::create_directories(dir);
-  std::string source = read_text(entry.path);
+  const std::string sha = sha256_hex(read_text(entry.path));
   nlohmann::json out{{"entry", entry.id},
                      {"category", entry.category},
                      {"task", fs::relative(entry.path, fs::path(options.suite_dir).parent_path().parent_path()).string()},
-                     {"task_sha256", sha256_hex(source)},
+                     {"task_sha256", sha},
                      {"started", utc_now()},
                      {"command", options.command},
                      {"budget", {{"max_candidates", options.max_candidates}, {"max_seconds", options.max_seconds}}}};
@@ -125,7 +121,7 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
   o.max_candidates = options.max_candidates;
   o.max_seconds = options.max_seconds;
   o.target = options.target;
-  o.resume = has_unfinished_run(o.store_path, sha256_hex(source));
+  o.resume = has_unfinished_run(o.store_path, sha);
   auto finish = [&](std::string status) {
     out["status"] = std::move(status);
     out["wall_seconds"] = out.value("optimize_wall_seconds", 0.0) +
@@ -138,7 +134,7 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
   // entry.partial.json and not searched again.
   bool want_gpu = options.gpu != GpuMode::Off;
   nlohmann::json partial = nlohmann::json::parse(read_text(dir / "entry.partial.json"), nullptr, false);
-  if (partial.is_object() && partial.value("task_sha256", "") == out["task_sha256"] &&
+  if (partial.is_object() && partial.value("task_sha256", "") == sha &&
       partial.value("gpu", false) == want_gpu && partial.contains("tritondx")) {
     for (const char* key : {"gpu", "card", "initial", "roofline", "tritondx", "optimize_wall_seconds"})
       if (partial.contains(key)) out[key] = partial[key];

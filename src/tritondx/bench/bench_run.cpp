@@ -8,7 +8,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <thread>
 
 #include "tritondx/bench/bench_summary.h"
@@ -20,15 +19,6 @@ namespace tdx {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string field_ms(const nlohmann::json& e, std::initializer_list<const char*> path) {
-  const nlohmann::json* at = &e;
-  for (const char* k : path) {
-    if (!at->is_object() || !at->contains(k)) return "-";
-    at = &(*at)[k];
-  }
-  return at->is_number() ? fmt::format("{:.4f}", at->get<double>()) : "-";
-}
 
 int write_summary(const BenchRun& run) {
   auto written = write_bench_summary(run.options.out_dir, static_cast<int>(run.all.size()));
@@ -60,9 +50,9 @@ std::string bench_one_line(const nlohmann::json& e) {
     return fmt::format("{}: not measured (no GPU); {} candidates", e.value("entry", ""),
                        e["tritondx"].value("candidates", 0));
   return fmt::format("{}: initial {} ms, tritondx {} ms ({:.2f}x, {} GPU evals), autotune-only {} ms, torch.compile {} ms",
-                     e.value("entry", ""), field_ms(e, {"initial", "median_ms"}), field_ms(e, {"tritondx", "median_ms"}),
+                     e.value("entry", ""), format_ms(entry_number(e, {"initial", "median_ms"})), format_ms(entry_number(e, {"tritondx", "median_ms"})),
                      e["tritondx"].value("speedup", 0.0), e["tritondx"].value("gpu_evaluations", 0),
-                     field_ms(e, {"autotune_only", "median_ms"}), field_ms(e, {"torch", "compile", "median_ms"}));
+                     format_ms(entry_number(e, {"autotune_only", "median_ms"})), format_ms(entry_number(e, {"torch", "compile", "median_ms"})));
 }
 
 int run_sequential(const BenchRun& run) {

@@ -29,15 +29,6 @@ double median(std::vector<double> xs) {
   return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
 }
 
-double number(const nlohmann::json& j, std::initializer_list<const char*> path) {
-  const nlohmann::json* at = &j;
-  for (const char* k : path) {
-    if (!at->is_object() || !at->contains(k)) return 0;
-    at = &(*at)[k];
-  }
-  return at->is_number() ? at->get<double>() : 0;
-}
-
 // Speedup bins of the histogram: [lo, hi).
 struct Bin {
   double lo, hi;
@@ -48,9 +39,19 @@ constexpr Bin kBins[] = {{0, 0.98, "<1x"},   {0.98, 1.02, "1x"},  {1.02, 1.25, "
                          {10, 1e300, ">10x"}};
 
 std::string fmt_x(double x) { return x > 0 ? fmt::format("{:.2f}x", x) : "-"; }
-std::string fmt_ms(double x) { return x > 0 ? fmt::format("{:.4f}", x) : "-"; }
 
 }  // namespace
+
+double entry_number(const nlohmann::json& entry, std::initializer_list<const char*> path) {
+  const nlohmann::json* at = &entry;
+  for (const char* k : path) {
+    if (!at->is_object() || !at->contains(k)) return 0;
+    at = &(*at)[k];
+  }
+  return at->is_number() ? at->get<double>() : 0;
+}
+
+std::string format_ms(double ms) { return ms > 0 ? fmt::format("{:.4f}", ms) : "-"; }
 
 std::vector<nlohmann::json> load_entry_results(const std::string& out_dir) {
   std::vector<nlohmann::json> out;
@@ -83,7 +84,7 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
     }
     if (e.contains("card")) cards.insert(e.value("card", ""));
     // A failed entry keeps the initial kernel: it scores 1.0x and is listed.
-    double s = status == "ok" ? number(e, {"tritondx", "speedup"}) : 1.0;
+    double s = status == "ok" ? entry_number(e, {"tritondx", "speedup"}) : 1.0;
     if (status != "ok" || s <= 0) {
       failures.push_back({{"entry", e.value("entry", "")},
                           {"why", e.value("error", status == "ok" ? "no measured speedup" : status)}});
@@ -94,22 +95,22 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
     above5 += s > 5 ? 1 : 0;
     for (size_t b = 0; b < std::size(kBins); ++b)
       if (s >= kBins[b].lo && s < kBins[b].hi) ++hist[b];
-    if (double f = number(e, {"tritondx", "roofline_fraction"}); f > 0) fractions.push_back(f);
-    double best_ms = number(e, {"tritondx", "median_ms"});
-    if (double a = number(e, {"autotune_only", "median_ms"}); a > 0 && best_ms > 0) {
+    if (double f = entry_number(e, {"tritondx", "roofline_fraction"}); f > 0) fractions.push_back(f);
+    double best_ms = entry_number(e, {"tritondx", "median_ms"});
+    if (double a = entry_number(e, {"autotune_only", "median_ms"}); a > 0 && best_ms > 0) {
       ++compared_autotune;
       vs_autotune.push_back(a / best_ms);
       wins_autotune += best_ms < a ? 1 : 0;
     }
-    if (double c = number(e, {"torch", "compile", "median_ms"}); c > 0 && best_ms > 0) {
+    if (double c = entry_number(e, {"torch", "compile", "median_ms"}); c > 0 && best_ms > 0) {
       ++compared_compile;
       wins_compile += best_ms < c ? 1 : 0;
     }
     if (e.contains("tritondx")) {
       ++reach[e["tritondx"].value("ladder_reach", "")];
-      evals.push_back(number(e, {"tritondx", "gpu_evaluations"}));
+      evals.push_back(entry_number(e, {"tritondx", "gpu_evaluations"}));
     }
-    walls.push_back(number(e, {"wall_seconds"}));
+    walls.push_back(entry_number(e, {"wall_seconds"}));
   }
   nlohmann::json hist_json = nlohmann::json::array();
   for (size_t b = 0; b < std::size(kBins); ++b) hist_json.push_back({{"bin", kBins[b].label}, {"count", hist[b]}});
@@ -193,15 +194,15 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
     if (status == "failed") path = "failed: " + e.value("error", "").substr(0, 120);
     if (status == "unmeasured") path = "not measured (no GPU)";
     md << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", e.value("entry", ""),
-                      fmt_ms(number(e, {"initial", "median_ms"})), fmt_ms(number(e, {"tritondx", "median_ms"})),
-                      fmt_x(number(e, {"tritondx", "speedup"})),
-                      number(e, {"tritondx", "roofline_fraction"}) > 0
-                          ? fmt::format("{:.0f}%", 100 * number(e, {"tritondx", "roofline_fraction"}))
+                      format_ms(entry_number(e, {"initial", "median_ms"})), format_ms(entry_number(e, {"tritondx", "median_ms"})),
+                      fmt_x(entry_number(e, {"tritondx", "speedup"})),
+                      entry_number(e, {"tritondx", "roofline_fraction"}) > 0
+                          ? fmt::format("{:.0f}%", 100 * entry_number(e, {"tritondx", "roofline_fraction"}))
                           : "-",
-                      fmt_ms(number(e, {"autotune_only", "median_ms"})), fmt_ms(number(e, {"torch", "eager", "median_ms"})),
-                      fmt_ms(number(e, {"torch", "compile", "median_ms"})),
+                      format_ms(entry_number(e, {"autotune_only", "median_ms"})), format_ms(entry_number(e, {"torch", "eager", "median_ms"})),
+                      format_ms(entry_number(e, {"torch", "compile", "median_ms"})),
                       e.contains("tritondx") ? e["tritondx"].value("ladder_reach", "") : "",
-                      static_cast<int>(number(e, {"tritondx", "gpu_evaluations"})), path.empty() ? "(initial kept)" : path);
+                      static_cast<int>(entry_number(e, {"tritondx", "gpu_evaluations"})), path.empty() ? "(initial kept)" : path);
   }
   if (!s["failures"].empty()) {
     md << "\n## Failures (scored 1.0x, listed rather than dropped)\n\n";

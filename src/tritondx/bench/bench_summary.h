@@ -12,6 +12,10 @@
 
 namespace tdx {
 
+// The number at `path` in an entry result (0 when absent), and a time in ms as the tables show it.
+double entry_number(const nlohmann::json& entry, std::initializer_list<const char*> path);
+std::string format_ms(double ms);
+
 // Entry results (entry.json) under `out_dir`/entries, sorted by entry id.
 std::vector<nlohmann::json> load_entry_results(const std::string& out_dir);
 

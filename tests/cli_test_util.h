@@ -1,0 +1,37 @@
+// Shared by the tests that run the tritondx binary: fresh output folders, reading what it
+// wrote, and running it with a generous timeout.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tritondx/bridge/subprocess.h"
+
+namespace tdx::cli_test {
+
+inline std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// An empty folder <tmp>/<suite>/<name>, whatever an earlier run left there.
+inline std::filesystem::path fresh_dir(const std::string& suite, const std::string& name) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / suite / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+inline ProcessResult run(const std::vector<std::string>& args) {
+  ProcessOptions options;
+  options.timeout = std::chrono::minutes(8);
+  return run_process(args, "", options);
+}
+
+}  // namespace tdx::cli_test
