@@ -11,23 +11,29 @@ and through `torch.compile` (default mode, inductor); the reply names it in "fun
 compiled function is checked against the task's reference with the task's tolerances before it
 is timed; a compile failure or a mismatch is reported, not raised, so the benchmark lists it.
 Timing is `timing.time_launch`: the same flushed per-call CUDA events, input rotation and median
-as the `run` verb uses for kernels.
+as the `run` verb uses for kernels, and the same gpu_lock discipline (timed loops EXCLUSIVE).
 """
 import torch
 
-from . import timing, verify
+from . import gpu_lock, timing, verify
 from .errors import BridgeError
 from .task import load_task
 
 
 def _timed(fn, sets, request):
-    return timing.time_launch(fn, sets, int(request.get("min_reps", 100)), float(request.get("min_ms", 100.0)))
+    with gpu_lock.hold(gpu_lock.EXCLUSIVE):
+        return timing.time_launch(fn, sets, int(request.get("min_reps", 100)), float(request.get("min_ms", 100.0)))
 
 
 def baselines_verb(request):
     task = load_task(request.get("task"))
     if not torch.cuda.is_available():
         raise BridgeError("no-gpu", "the baselines verb needs a CUDA GPU; none is visible", file=task.path)
+    with gpu_lock.hold(gpu_lock.SHARED):
+        return _baselines_on_gpu(task, request)
+
+
+def _baselines_on_gpu(task, request):
     seed = int(request.get("seed", 1234))
     inputs = verify.make_inputs(task, seed + 100)
     sets = [inputs]

@@ -7,10 +7,11 @@ Reply:   {"device", "correctness": {...}, "timing": {...}|null, "graph": {...}|n
           "integrity"?: {"passed", "violations": [{"id", "line", "message"}], "notes", ...}}
 "integrity" runs the runtime anti-cheating checks (integrity_runtime.py, docs/integrity.md); with
 "device": "cpu" and no GPU, only those, under the Triton interpreter.
+The GPU work holds gpu_lock SHARED and the timed loops EXCLUSIVE (a GPU shared by workers).
 """
 import torch
 
-from . import timing, verify
+from . import gpu_lock, timing, verify
 from .errors import BridgeError
 from .task import load_task
 
@@ -27,6 +28,11 @@ def run_verb(request):
     task = load_task(request.get("task"))
     if not torch.cuda.is_available():
         raise BridgeError("no-gpu", "the run verb needs a CUDA GPU; none is visible", file=task.path)
+    with gpu_lock.hold(gpu_lock.SHARED):
+        return _run_on_gpu(task, request, integrity, baseline)
+
+
+def _run_on_gpu(task, request, integrity, baseline):
     seed = int(request.get("seed", 1234))
     correctness = verify.check_correctness(task, int(request.get("draws", 3)), seed)
     reply = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "correctness": correctness,
@@ -54,9 +60,10 @@ def run_verb(request):
         sets += [verify.make_inputs(task, seed + 101 + i) for i in range(3)]
     reply["input_sets"] = len(sets)
     launch = task.function("launch")
-    reply["timing"] = timing.time_launch(launch, sets, int(request.get("min_reps", 100)),
-                                         float(request.get("min_ms", 100.0)))
-    reply["graph"] = timing.time_graph(launch, inputs)
+    with gpu_lock.hold(gpu_lock.EXCLUSIVE):
+        reply["timing"] = timing.time_launch(launch, sets, int(request.get("min_reps", 100)),
+                                             float(request.get("min_ms", 100.0)))
+        reply["graph"] = timing.time_graph(launch, inputs)
     # Correctness again on fresh inputs, after many calls (kernels that change behaviour).
     reply["recheck"] = verify.check_correctness(task, 1, seed + 1000)
     return reply

@@ -69,8 +69,10 @@ TEST(BenchE2E, TwoWorkersShareOneQueueAndOneStore) {
   EXPECT_NE(r.out.find("2 workers (GPUs 0, 0)"), std::string::npos) << r.out;
   for (const char* e : {"elementwise__gelu_tanh", "elementwise__silu_mul"})
     EXPECT_TRUE(fs::exists(out / "entries" / e / "entry.json")) << e;
-  EXPECT_TRUE(fs::exists(out / "worker0.log"));
-  EXPECT_TRUE(fs::exists(out / "worker1.log"));
+  // Both workers time their GPU under one lock (python/tritondx_bridge/gpu_lock.py).
+  for (const char* log : {"worker0.log", "worker1.log"})
+    EXPECT_NE(read(out / log).find("the GPU lock " + fs::absolute(out / "gpu0.lock").string()), std::string::npos)
+        << log << ": " << read(out / log);
   auto summary = nlohmann::json::parse(read(out / "summary.json"));
   EXPECT_EQ(summary["results"], 2u);
   SQLite::Database store((out / "store.sqlite").string(), SQLite::OPEN_READONLY);

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -86,6 +87,8 @@ int run_worker(const BenchRun& run, const std::string& worker, const std::string
     return 2;
   }
   Bridge bridge(BridgeConfig::from_environment());
+  if (const char* lock = std::getenv("TRITONDX_GPU_LOCK"))
+    std::cout << fmt::format("{}: timed sections wait for the GPU lock {}\n", worker, lock) << std::flush;
   while (true) {
     auto next = queue->claim(worker);
     if (!next) {
@@ -154,6 +157,8 @@ int run_workers(const BenchRun& run, const std::vector<std::string>& gpus) {
       ProcessOptions po;
       po.timeout = std::chrono::hours(72);
       po.env["CUDA_VISIBLE_DEVICES"] = gpus[k];
+      // Workers on the same GPU time it one at a time (python/tritondx_bridge/gpu_lock.py).
+      po.env["TRITONDX_GPU_LOCK"] = fs::absolute(fs::path(o.out_dir) / fmt::format("gpu{}.lock", gpus[k])).string();
       try {
         results[k] = run_process(args, "", po);
       } catch (const std::exception& e) {
