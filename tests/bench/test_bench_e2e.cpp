@@ -154,5 +154,37 @@ TEST(AutotuneGrid, GrowsTheOutputTileOfAMatmul) {
   EXPECT_TRUE(rows_only) << refused;
 }
 
+
+// --stop-after: the entry started before the limit finishes, the next one does not start, and a
+// second run resumes with it.
+TEST(BenchE2E, StopAfterFinishesTheStartedEntryAndStartsNoOther) {
+  fs::path out = fresh_dir("stop_after");
+  std::vector<std::string> args{TRITONDX_BINARY, "bench", "gelu_tanh", "silu_mul", "--gpu", "off", "--max-candidates",
+                                "1", "--no-autotune", "--no-torch", "--out", out.string(), "--stop-after", "2"};
+  auto r = run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("--stop-after 2 s: 1 started no more; run again to resume from elementwise/silu_mul"),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(fs::exists(out / "entries" / "elementwise__gelu_tanh" / "entry.json"));
+  EXPECT_FALSE(fs::exists(out / "entries" / "elementwise__silu_mul"));
+  r = run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("gelu_tanh: not measured (no GPU); 1 candidates (kept from an earlier run)"), std::string::npos)
+      << r.out;
+  EXPECT_TRUE(fs::exists(out / "entries" / "elementwise__silu_mul" / "entry.json"));
+}
+
+TEST(BenchE2E, StopAfterLeavesUnclaimedEntriesPendingForWorkers) {
+  fs::path out = fresh_dir("stop_after_workers");
+  auto r = run({TRITONDX_BINARY, "bench", "gelu_tanh", "silu_mul", "add_relu", "--gpu", "off", "--max-candidates", "1",
+                "--no-autotune", "--no-torch", "--gpus", "0,0", "--out", out.string(), "--stop-after", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("was not started (--stop-after); run again to resume"), std::string::npos) << r.out;
+  SQLite::Database queue((out / "queue.sqlite").string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(queue.execAndGet("SELECT count(*) FROM queue WHERE status = 'done'").getInt(), 2);
+  EXPECT_EQ(queue.execAndGet("SELECT count(*) FROM queue WHERE status = 'pending'").getInt(), 1);
+}
+
 }  // namespace
 }  // namespace tdx

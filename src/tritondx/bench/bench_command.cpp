@@ -38,6 +38,9 @@ Runner add_bench_command(CLI::App& app) {
   cmd->add_option("--max-seconds", o.max_seconds, "tritondx's search time per entry")->check(CLI::PositiveNumber);
   cmd->add_flag("--no-autotune", [run](int64_t) { run->options.autotune = false; }, "Skip the autotune-only grid");
   cmd->add_flag("--no-torch", [run](int64_t) { run->options.torch = false; }, "Skip torch eager and torch.compile");
+  cmd->add_option("--stop-after", o.stop_after,
+                  "Start no entry after this many seconds; the started ones finish (resume by running again)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--force", o.force, "Redo entries that already have a result for their current source");
   cmd->add_flag("--list", *list, "List the shard's entries and whether each has a result; run nothing");
   cmd->add_flag("--summary-only", *summary_only, "Only rewrite summary.{json,md} and speedups.svg from the results");

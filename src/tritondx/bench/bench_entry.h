@@ -22,6 +22,7 @@ struct BenchOptions {
   bool autotune = true;              // run the autotune-only grid
   bool torch = true;                 // time torch eager and torch.compile
   bool force = false;                // redo entries that already have a result
+  double stop_after = 0;             // start no entry after this many seconds (0: no limit)
   std::string target = "nvidia-h200";
   std::string command;               // the command line, recorded in every result
 };

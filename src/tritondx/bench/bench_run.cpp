@@ -42,6 +42,12 @@ nlohmann::json read_json(const fs::path& p) {
   return nlohmann::json::parse(in, nullptr, false);
 }
 
+// --stop-after: whether a new entry may still start (the ones started always finish).
+bool may_start_another(const BenchOptions& o, std::chrono::steady_clock::time_point started) {
+  return o.stop_after <= 0 ||
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() < o.stop_after;
+}
+
 }  // namespace
 
 std::string bench_one_line(const nlohmann::json& e) {
@@ -60,6 +66,7 @@ int run_sequential(const BenchRun& run) {
   const auto& o = run.options;
   bool want_gpu = o.gpu != GpuMode::Off;
   Bridge bridge(BridgeConfig::from_environment());
+  auto started = std::chrono::steady_clock::now();
   size_t i = 0;
   for (const auto& e : run.selected) {
     ++i;
@@ -68,6 +75,11 @@ int run_sequential(const BenchRun& run) {
         std::cout << fmt::format("[{}/{}] {} (kept from an earlier run)\n", i, run.selected.size(), bench_one_line(*done));
         continue;
       }
+    if (!may_start_another(o, started)) {
+      std::cout << fmt::format("--stop-after {} s: {} started no more; run again to resume from {}\n", o.stop_after,
+                               run.selected.size() - i + 1, e.id);
+      break;
+    }
     std::cout << fmt::format("[{}/{}] {} ...\n", i, run.selected.size(), e.id) << std::flush;
     auto r = run_bench_entry(bridge, e, o);
     std::cout << fmt::format("[{}/{}] {} ({:.0f} s)\n", i, run.selected.size(), bench_one_line(r),
@@ -89,7 +101,13 @@ int run_worker(const BenchRun& run, const std::string& worker, const std::string
   Bridge bridge(BridgeConfig::from_environment());
   if (const char* lock = std::getenv("TRITONDX_GPU_LOCK"))
     std::cout << fmt::format("{}: timed sections wait for the GPU lock {}\n", worker, lock) << std::flush;
+  auto started = std::chrono::steady_clock::now();
   while (true) {
+    if (!may_start_another(run.options, started)) {
+      std::cout << fmt::format("{}: --stop-after {} s reached; claiming no more entries\n", worker,
+                               run.options.stop_after);
+      return 0;
+    }
     auto next = queue->claim(worker);
     if (!next) {
       std::cerr << "error: " << next.error().to_string() << "\n";
@@ -147,6 +165,7 @@ int run_workers(const BenchRun& run, const std::vector<std::string>& gpus) {
                                 o.target};
   if (!o.autotune) base.push_back("--no-autotune");
   if (!o.torch) base.push_back("--no-torch");
+  if (o.stop_after > 0) base.insert(base.end(), {"--stop-after", fmt::format("{}", o.stop_after)});
   std::vector<ProcessResult> results(gpus.size());
   std::vector<std::thread> threads;
   std::atomic<int> running{static_cast<int>(gpus.size())};
@@ -202,7 +221,9 @@ int run_workers(const BenchRun& run, const std::vector<std::string>& gpus) {
   }
   if (auto items = queue->items())
     for (const auto& it : *items)
-      if (it.status == "pending" || it.status == "running") {
+      if (it.status == "pending" && o.stop_after > 0) {
+        std::cout << fmt::format("{} was not started (--stop-after); run again to resume\n", it.entry);
+      } else if (it.status == "pending" || it.status == "running") {
         std::cerr << fmt::format("{} was not finished ({}); run again to resume it\n", it.entry, it.status);
         rc = 1;
       }
