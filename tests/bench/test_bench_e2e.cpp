@@ -7,7 +7,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <nlohmann/json.hpp>
 
-#include "tritondx/bench/autotune_baseline.h"
+#include "tritondx/optimize/launch_grid.h"
 #include "../cli_test_util.h"
 
 namespace tdx {
@@ -104,7 +104,7 @@ TEST(AutotuneGrid, BuildsBlockAndLaunchVariantsOfTheInitialSource) {
   fs::path work = fresh_dir("grid-vector-add");
   Bridge bridge(BridgeConfig::from_environment());
   std::string task = std::string(TRITONDX_SOURCE_DIR) + "/examples/vector_add.py";
-  auto a = autotune_baseline(bridge, task, work.string(), 0, false);
+  auto a = launch_grid(bridge, task, work.string(), 0, false);
   ASSERT_TRUE(a.has_value()) << a.error().to_string();
   EXPECT_FALSE(a->measured);
   EXPECT_EQ(a->gpu_evaluations, 0);
@@ -131,7 +131,7 @@ TEST(AutotuneGrid, BuildsBlockAndLaunchVariantsOfTheInitialSource) {
 TEST(AutotuneGrid, GrowsTheOutputTileOfAMatmul) {
   fs::path work = fresh_dir("grid-matmul");
   Bridge bridge(BridgeConfig::from_environment());
-  auto a = autotune_baseline(bridge, std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py", work.string(), 0, false);
+  auto a = launch_grid(bridge, std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py", work.string(), 0, false);
   ASSERT_TRUE(a.has_value()) << a.error().to_string();
   bool tile = false;
   for (const auto& v : a->variants)

@@ -177,3 +177,58 @@ TEST(OptimizeE2E, RecordingOfTheOriginalFeedsL1Proposals) {
 
 }  // namespace
 }  // namespace tdx
+
+namespace tdx {
+namespace {
+
+// The launch-tuning stage, on a stand-in GPU (tests/optimize/gpu_stand_in.py: every kernel
+// correct, num_warps=8 made 1.67x faster): after the rewrites, a grid over the best kernel's
+// launch parameters runs in sweeps, and its winner is evaluated as one more candidate.
+ProcessResult optimize_on_stand_in(const fs::path& out, const std::vector<std::string>& extra) {
+  std::vector<std::string> args{TRITONDX_BINARY, "optimize", std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py",
+                                "--gpu", "on", "--no-profile", "--max-candidates", "1", "--out", out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  ProcessOptions po;
+  po.timeout = std::chrono::minutes(8);
+  po.env["TRITONDX_PYTHON"] = std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py";
+  po.env["STAND_IN_PYTHON"] = std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python";
+  return run_process(args, "", po);
+}
+
+TEST(OptimizeE2E, LaunchTuningRunsLastAndItsWinnerIsACandidate) {
+  fs::path out = fresh_dir("tune");
+  auto r = optimize_on_stand_in(out, {});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  ASSERT_TRUE(report["tune"].is_object()) << report.dump(2);
+  const auto& variants = report["tune"]["variants"];
+  EXPECT_GE(variants.size(), 8u);  // num_warps {2,4,8} x num_stages {2,3,4}, less the launch as given
+  EXPECT_EQ(report["tune_evaluations"].get<int>(), static_cast<int>(variants.size()));
+  EXPECT_NE(report["tune"]["config"].get<std::string>().find("num_warps 8, num_stages 4"), std::string::npos)
+      << report["tune"].dump(2);
+  const auto& best = report["candidates"].back();
+  EXPECT_EQ(best["recipe"], "launch-tune") << report.dump(2);
+  EXPECT_EQ(best["id"], report["best"]);
+  EXPECT_EQ(best["parent"], report["tune"]["from_candidate"]);
+  EXPECT_NEAR(report["speedup"].get<double>(), 1.0 / (0.6 * 0.9), 1e-6);
+  std::string source = read(best["path"].get<std::string>());
+  EXPECT_NE(source.find("num_warps=8"), std::string::npos) << source;
+  EXPECT_NE(source.find("num_stages=4"), std::string::npos) << source;
+  std::string md = read(out / "report.md");
+  EXPECT_NE(md.find("`launch-tune` (candidate"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Launch tuning"), std::string::npos) << md;
+  EXPECT_EQ(md.find("line 0"), std::string::npos) << md;  // it targets no finding, so no line
+}
+
+TEST(OptimizeE2E, NoTuneSkipsTheLaunchGrid) {
+  fs::path out = fresh_dir("no_tune");
+  auto r = optimize_on_stand_in(out, {"--no-tune"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  EXPECT_TRUE(report["tune"].is_null());
+  EXPECT_EQ(report["tune_evaluations"].get<int>(), 0);
+  for (const auto& c : report["candidates"]) EXPECT_NE(c.value("recipe", ""), "launch-tune");
+}
+
+}  // namespace
+}  // namespace tdx

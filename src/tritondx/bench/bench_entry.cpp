@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tritondx/bench/autotune_baseline.h"
+#include "tritondx/optimize/launch_grid.h"
 #include "tritondx/ir/program.h"
 #include "tritondx/optimize/optimize_report.h"
 #include "tritondx/optimize/search.h"
@@ -66,7 +66,8 @@ nlohmann::json tritondx_part(const OptimizeResult& r) {
   }
   nlohmann::json j{{"candidates", static_cast<int>(r.nodes.size()) - 1},
                    {"rejected", rejected},
-                   {"gpu_evaluations", measured},
+                   {"gpu_evaluations", measured + r.tune_evaluations},
+                   {"tune_evaluations", r.tune_evaluations},
                    {"ladder_reach", r.ladder_reach},
                    {"stop_reason", r.stop_reason},
                    {"seconds", r.seconds},
@@ -176,8 +177,8 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
   // 2: autotune-only, the grid a user would try without tritondx.
   double initial_ms = measured ? out["initial"].value("median_ms", 0.0) : 0;
   if (options.autotune) {
-    auto a = autotune_baseline(bridge, entry.path, (dir / "autotune").string(), initial_ms, measured);
-    if (a) out["autotune_only"] = autotune_to_json(*a, initial_ms);
+    auto a = launch_grid(bridge, entry.path, (dir / "autotune").string(), initial_ms, measured);
+    if (a) out["autotune_only"] = launch_grid_to_json(*a, initial_ms);
     else out["autotune_only"] = {{"error", a.error().to_string()}};
     // Keep the winning variant's source, not the whole grid.
     std::string keep = a && a->best ? a->variants[*a->best].path : "";

@@ -136,7 +136,7 @@ Evaluation evaluate_task(const Bridge& bridge, const RuleRegistry& rules, const 
   e.diagnosis = run_ladder(*e.session, rules, options.ladder);
   e.static_seconds = worst_static_seconds(*e.diagnosis);
   e.residual_gain = residual_gain(*e.diagnosis);
-  if (candidate && parent_source) {
+  if (candidate && parent_source && !candidate->targets.empty()) {  // (launch tuning has no target finding)
     auto [gone, note] = target_gone(*e.diagnosis, *candidate, *parent_source);
     e.target_gone = gone;
     e.target_note = std::move(note);

@@ -26,6 +26,8 @@ Runner add_optimize_command(CLI::App& app) {
   cmd->add_option("--min-gain", o->min_gain, "A child must beat its parent by this fraction")->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--no-profile", [o](int64_t) { o->profile = false; },
                 "On a GPU: skip Nsight Compute (L1 then has timing and roofline only)");
+  cmd->add_flag("--no-tune", [o](int64_t) { o->tune = false; },
+                "On a GPU: skip the last stage, a launch-parameter grid (blocks, num_warps, num_stages) on the best kernel");
   cmd->add_option("--recording", o->recording,
                   "A GPU recording of the original kernel (run.json, ncu CSV exports) for its L1 findings")
       ->check(CLI::ExistingDirectory);

@@ -20,6 +20,7 @@ struct OptimizeOptions {
   double near_roofline = 0.9; // stop once the best kernel reaches this fraction of its roofline floor
   bool profile = true;        // with a GPU: Nsight Compute on the original and on each node expanded (L1)
   std::string recording;      // a GPU recording of the original (run.json, ncu CSVs) for its L1 findings
+  bool tune = true;           // with a GPU, last: a launch-parameter grid on the best kernel (launch_grid.h)
   bool llm = false;           // also ask the configured LLM endpoint for candidates
   std::string llm_config;     // JSON config file for the LLM (else the environment)
   std::string target = "nvidia-h200";

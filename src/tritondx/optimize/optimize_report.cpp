@@ -101,6 +101,8 @@ nlohmann::json optimize_to_json(const OptimizeResult& r) {
           {"speedup", b.measured && o.measured && b.median_ms > 0 ? nlohmann::json(o.median_ms / b.median_ms) : nlohmann::json()},
           {"candidates", nodes},
           {"notes", r.notes},
+          {"tune", r.tune},
+          {"tune_evaluations", r.tune_evaluations},
           {"llm_usage", r.llm_usage}};
 }
 
@@ -127,7 +129,14 @@ std::string render_optimize_markdown(const OptimizeResult& r) {
   for (size_t k = 1; k < r.best_path.size(); ++k) {
     const SearchNode& n = r.nodes[r.best_path[k]];
     const SearchNode& p = r.nodes[r.best_path[k - 1]];
-    md += fmt::format("### {}. `{}` on line {} (candidate {})\n\n", k, n.candidate.recipe, n.candidate.target_loc.line, n.id);
+    if (n.candidate.recipe == "launch-tune") {
+      md += fmt::format("### {}. `launch-tune` (candidate {})\n\n", k, n.id);
+      md += fmt::format("- **Why**: not a diagnosis; the last stage of the search tries a grid over the launch "
+                        "parameters (block sizes, num_warps, num_stages) of candidate {} and keeps the fastest "
+                        "variant (see Launch tuning below)\n", p.id);
+    } else {
+      md += fmt::format("### {}. `{}` on line {} (candidate {})\n\n", k, n.candidate.recipe, n.candidate.target_loc.line, n.id);
+    }
     if (const Finding* f = targeted_finding(p, n)) {
       md += fmt::format("- **Symptom** ({} `{}`, confidence {:.2f}{}): {}\n", level_name(f->level), f->rule_id,
                         f->confidence, f->estimated_gain ? fmt::format(", estimated gain {:.2f}x", *f->estimated_gain) : "",
@@ -154,6 +163,15 @@ std::string render_optimize_markdown(const OptimizeResult& r) {
       if (c == '\n' || c == '|') c = ' ';
     md += fmt::format("| {} | {} | `{}` | {} (line {}) | {} | {} |\n", n.id, n.parent, n.candidate.recipe, targets,
                       n.candidate.target_loc.line, n.status, result.size() > 300 ? result.substr(0, 297) + "..." : result);
+  }
+  if (r.tune.is_object()) {
+    md += fmt::format("\n## Launch tuning\n\nA grid on candidate {} ({}), each variant run with the same checks and timing "
+                      "in one bridge process ({} GPU runs):\n\n| variant | time |\n|---|---|\n",
+                      r.tune.value("from_candidate", 0LL), fmt::format("{:.4f} ms as given", r.tune.value("base_ms", 0.0)),
+                      r.tune_evaluations);
+    for (const auto& v : r.tune.value("variants", nlohmann::json::array()))
+      md += fmt::format("| {} | {} |\n", v.value("config", ""),
+                        v.contains("median_ms") ? fmt::format("{:.4f} ms", v["median_ms"].get<double>()) : v.value("error", "not run"));
   }
   if (!r.notes.empty()) {
     md += "\n## Notes\n\n";

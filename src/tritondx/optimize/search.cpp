@@ -12,6 +12,7 @@
 #include "tritondx/core/check.h"
 
 #include "tritondx/ladder/rule.h"
+#include "tritondx/optimize/launch_grid.h"
 #include "tritondx/optimize/search_store.h"
 #include "tritondx/rewrite/llm/llm_rewriter.h"
 #include "tritondx/rewrite/recipe.h"
@@ -62,6 +63,8 @@ class Search {
   Expected<void> expand(size_t index);
   std::optional<size_t> next_frontier();
   bool budget_left(std::string& why) const;
+  size_t best_index() const;
+  Expected<void> tune_launch();
   Expected<void> finish();
   // `profile`: Nsight Compute too (the original, and nodes about to be expanded); `original`: the
   // node is the original kernel (a recording given on the command line is its evidence).
@@ -398,12 +401,76 @@ Expected<void> Search::expand(size_t index) {
   return {};
 }
 
-Expected<void> Search::finish() {
+size_t Search::best_index() const {
   size_t best = 0;
   for (size_t i = 1; i < r_.nodes.size(); ++i)
     if (r_.nodes[i].status != "rejected" && better(r_.nodes[i].score, r_.nodes[best].score) &&
         improves(r_.nodes[i].score, r_.nodes[0].score, o_.min_gain))
       best = i;
+  return best;
+}
+
+// The last stage: what blind tuning finds on top of the rewrites. The grid runs in one bridge
+// process per sweep (cheap per variant); its winner is then evaluated like any candidate
+// (integrity, correctness, timing in a bridge of its own) before it can become the best.
+Expected<void> Search::tune_launch() {
+  size_t bi = best_index();
+  const SearchNode& b = r_.nodes[bi];
+  if (!r_.gpu || !o_.tune || !b.score.measured) return {};
+  for (const auto& n : r_.nodes)
+    if (n.candidate.recipe == "launch-tune") return {};  // a resumed run that was tuned already
+  if (b.score.roofline_fraction >= o_.near_roofline) {
+    r_.notes.push_back(fmt::format("launch tuning skipped: candidate {} already reaches {:.0f}% of its roofline", b.id,
+                                   100 * b.score.roofline_fraction));
+    return {};
+  }
+  if (!fs::exists(b.path)) std::ofstream(b.path) << b.candidate.source;
+  fs::path dir = fs::path(r_.out_dir) / "tune";
+  auto grid = launch_grid(bridge_, b.path, dir.string(), b.score.median_ms, true);
+  if (!grid) {
+    r_.notes.push_back("launch tuning failed: " + grid.error().to_string());
+    return {};
+  }
+  r_.tune_evaluations = grid->gpu_evaluations;
+  r_.tune = launch_grid_to_json(*grid, b.score.median_ms);
+  r_.tune["from_candidate"] = b.id;
+  r_.tune["base_ms"] = b.score.median_ms;
+  std::optional<GridVariant> winner;
+  std::string winner_source;
+  if (grid->best) {
+    winner = grid->variants[*grid->best];
+    std::ifstream in(winner->path);
+    winner_source.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  fs::remove_all(dir);  // the winner's source goes into its candidate below
+  if (!winner || winner->median_ms() > b.score.median_ms * (1 - o_.min_gain)) {
+    r_.notes.push_back(fmt::format("launch tuning: none of {} variants of candidate {} beat it by {:.0f}%",
+                                   grid->variants.size(), b.id, 100 * o_.min_gain));
+    return {};
+  }
+  SearchNode child;
+  child.parent = b.id;
+  child.generation = b.generation + 1;
+  child.candidate.rewriter = "recipe";
+  child.candidate.recipe = "launch-tune";
+  child.candidate.kernel = b.candidate.kernel;
+  child.candidate.description = fmt::format("launch parameters from a grid of {} variants: {}", grid->variants.size(),
+                                            winner->description);
+  child.candidate.params = {{"config", winner->description}, {"grid_median_ms", winner->median_ms()}};
+  child.candidate.source = std::move(winner_source);
+  if (child.candidate.source.empty()) return fail(Stage::Rewrite, "launch tuning: the winning variant's file was empty");
+  std::string sha = sha256_hex(child.candidate.source);
+  if (std::find(seen_.begin(), seen_.end(), sha) != seen_.end()) return {};
+  seen_.push_back(sha);
+  child.candidate.diff = unified_diff(b.candidate.source, child.candidate.source, fs::path(r_.task_path).filename().string());
+  child.id = TDX_TRY(store_->add_candidate(r_.run_id, b.id, child.generation, child.candidate));
+  const std::string parent_source = b.candidate.source;
+  TDX_TRY(evaluate_node(std::move(child), &parent_source, true));
+  return {};
+}
+
+Expected<void> Search::finish() {
+  size_t best = best_index();
   r_.best = best;
   r_.ladder_reach = std::string(level_name(kEscalation[escalation_]));
   std::vector<size_t> path;
@@ -451,6 +518,8 @@ Expected<OptimizeResult> Search::run() {
     }
   }
   r_.stop_reason = why;
+  if (why.rfind("stopped on an error", 0) != 0)
+    if (auto t = tune_launch(); !t) r_.notes.push_back("launch tuning stopped: " + t.error().to_string());
   TDX_CHECK(finish());
   r_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return std::move(r_);

@@ -52,6 +52,12 @@ struct OptimizeResult {
   std::string ladder_reach;       // the highest level whose findings proposals came from ("L1" .. "L3")
   double seconds = 0;
   int evaluated = 0;              // candidates evaluated in this invocation
+  // The launch-tuning stage (launch_grid.h on the best kernel the rewrites reached): its grid
+  // (launch_grid_to_json, plus "from_candidate"), null when it did not run; its variants were
+  // run on the GPU as well (tune_evaluations), and the fastest, if it beat that kernel, was
+  // evaluated in full as a candidate (recipe "launch-tune").
+  nlohmann::json tune;
+  int tune_evaluations = 0;
   std::vector<std::string> notes;
   nlohmann::json llm_usage;
 };

@@ -1,6 +1,8 @@
-// The benchmark's "autotune-only" peer: what a user gets today without tritondx, by trying a grid
-// of launch parameters on the initial source (block sizes, then num_warps x num_stages on the
-// best block) and keeping the fastest variant that is still correct.
+// A grid over a kernel's launch parameters: block sizes first, then num_warps x num_stages on the
+// best block; the fastest variant that is still correct wins. It is two things:
+// - the benchmark's "autotune-only" peer, run on the initial source: what a user gets today
+//   without tritondx;
+// - the optimizer's last stage ("launch tuning"), run on the best rewrite the search found.
 #pragma once
 
 #include <optional>
@@ -26,7 +28,7 @@ struct GridVariant {
   double median_ms() const { return verified() ? measurement->timing->median_ms : 0; }
 };
 
-struct AutotuneBaseline {
+struct LaunchGrid {
   std::vector<GridVariant> variants;  // every variant built, both stages
   std::vector<std::string> refused;   // grid points the source cannot take, with the recipe's reason
   std::optional<size_t> best;         // the fastest verified variant; none: the initial kernel is fastest
@@ -36,10 +38,11 @@ struct AutotuneBaseline {
 };
 
 // Builds and (with `gpu`) measures the grid for the task at `task_path`; variants are written
-// under `work_dir`. `initial_ms` is the initial kernel's median (0 when not measured).
-Expected<AutotuneBaseline> autotune_baseline(const Bridge& bridge, const std::string& task_path,
-                                             const std::string& work_dir, double initial_ms, bool gpu);
+// under `work_dir`. `base_ms` is the median of the task as given (0 when not measured): a
+// variant is best only if it beats it.
+Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_path, const std::string& work_dir,
+                                 double base_ms, bool gpu);
 
-nlohmann::json autotune_to_json(const AutotuneBaseline& a, double initial_ms);
+nlohmann::json launch_grid_to_json(const LaunchGrid& a, double base_ms);
 
 }  // namespace tdx

@@ -1,4 +1,4 @@
-#include "tritondx/bench/autotune_baseline.h"
+#include "tritondx/optimize/launch_grid.h"
 
 #include <fmt/format.h>
 
@@ -112,7 +112,7 @@ void write_file(const fs::path& path, const std::string& text) {
 }
 
 // Runs `run` on every variant not measured yet, in as few processes as the sweep allows.
-void measure(const Bridge& bridge, std::vector<GridVariant>& variants, size_t first, AutotuneBaseline& out) {
+void measure(const Bridge& bridge, std::vector<GridVariant>& variants, size_t first, LaunchGrid& out) {
   std::vector<size_t> todo;
   for (size_t i = first; i < variants.size(); ++i) todo.push_back(i);
   while (!todo.empty()) {
@@ -150,9 +150,9 @@ void measure(const Bridge& bridge, std::vector<GridVariant>& variants, size_t fi
   }
 }
 
-std::optional<size_t> fastest(const std::vector<GridVariant>& variants, double initial_ms) {
+std::optional<size_t> fastest(const std::vector<GridVariant>& variants, double base_ms) {
   std::optional<size_t> best;
-  double best_ms = initial_ms > 0 ? initial_ms : 1e300;
+  double best_ms = base_ms > 0 ? base_ms : 1e300;
   for (size_t i = 0; i < variants.size(); ++i)
     if (variants[i].verified() && variants[i].median_ms() < best_ms) {
       best = i;
@@ -163,15 +163,15 @@ std::optional<size_t> fastest(const std::vector<GridVariant>& variants, double i
 
 }  // namespace
 
-Expected<AutotuneBaseline> autotune_baseline(const Bridge& bridge, const std::string& task_path,
-                                             const std::string& work_dir, double initial_ms, bool gpu) {
-  AutotuneBaseline out;
+Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_path, const std::string& work_dir,
+                                 double base_ms, bool gpu) {
+  LaunchGrid out;
   out.measured = gpu;
   RecipeRegistry recipes;
   register_builtin_recipes(recipes);
   fs::path dir(work_dir);
   std::string artifacts = (dir / "artifacts").string();
-  auto initial = TDX_TRY(open_kernel(bridge, task_path, artifacts));
+  auto given = TDX_TRY(open_kernel(bridge, task_path, artifacts));
   std::string stem = fs::path(task_path).stem().string();
   auto add = [&](const std::string& stage, const std::string& description, const std::string& source) {
     fs::path p = dir / fmt::format("{}.grid{}.py", stem, out.variants.size() + 1);
@@ -179,14 +179,14 @@ Expected<AutotuneBaseline> autotune_baseline(const Bridge& bridge, const std::st
     out.variants.push_back({stage, description, p.string(), std::nullopt, ""});
   };
 
-  // Stage 1: block sizes on the initial source.
-  for (const auto& p : block_points(*initial.ctx->launch)) {
-    auto src = apply_point(recipes, *initial.ctx, p);
+  // Stage 1: block sizes on the source as given.
+  for (const auto& p : block_points(*given.ctx->launch)) {
+    auto src = apply_point(recipes, *given.ctx, p);
     if (src) add("blocks", p.description, *src);
     else out.refused.push_back(fmt::format("{}: {}", p.description, src.error().message));
   }
   if (gpu) measure(bridge, out.variants, 0, out);
-  auto best_block = gpu ? fastest(out.variants, initial_ms) : std::nullopt;
+  auto best_block = gpu ? fastest(out.variants, base_ms) : std::nullopt;
 
   // Stage 2: num_warps x num_stages on the best block size.
   std::string base_path = best_block ? out.variants[*best_block].path : task_path;
@@ -229,7 +229,7 @@ Expected<AutotuneBaseline> autotune_baseline(const Bridge& bridge, const std::st
   }
   if (gpu) {
     measure(bridge, out.variants, first_stage2, out);
-    out.best = fastest(out.variants, initial_ms);
+    out.best = fastest(out.variants, base_ms);
   }
   if (out.variants.empty())
     out.note = "no grid point applies to this source (an autotuned kernel keeps its own configs)";
@@ -239,7 +239,7 @@ Expected<AutotuneBaseline> autotune_baseline(const Bridge& bridge, const std::st
   return out;
 }
 
-nlohmann::json autotune_to_json(const AutotuneBaseline& a, double initial_ms) {
+nlohmann::json launch_grid_to_json(const LaunchGrid& a, double base_ms) {
   nlohmann::json variants = nlohmann::json::array();
   int verified = 0;
   for (const auto& v : a.variants) {
@@ -253,11 +253,11 @@ nlohmann::json autotune_to_json(const AutotuneBaseline& a, double initial_ms) {
   }
   nlohmann::json j{{"measured", a.measured},   {"gpu_evaluations", a.gpu_evaluations}, {"variants", variants},
                    {"verified", verified},     {"refused", a.refused},                 {"note", a.note}};
-  if (a.measured && initial_ms > 0) {
-    double best = a.best ? a.variants[*a.best].median_ms() : initial_ms;
+  if (a.measured && base_ms > 0) {
+    double best = a.best ? a.variants[*a.best].median_ms() : base_ms;
     j["median_ms"] = best;
-    j["config"] = a.best ? a.variants[*a.best].description : "the initial launch parameters";
-    j["speedup"] = initial_ms / best;
+    j["config"] = a.best ? a.variants[*a.best].description : "the launch parameters as given";
+    j["speedup"] = base_ms / best;
   }
   return j;
 }
