@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "tritondx/bench/bench_entry.h"
 #include "tritondx/bench/bench_summary.h"
 
 namespace tdx {
@@ -12,6 +13,7 @@ nlohmann::json measured(const std::string& id, double initial, double best, doub
                         double fraction, int evals, const std::string& reach) {
   return {{"entry", id},
           {"status", "ok"},
+          {"bench_revision", kBenchRevision},
           {"card", "NVIDIA H200"},
           {"initial", {{"median_ms", initial}}},
           {"tritondx",
@@ -28,11 +30,15 @@ TEST(BenchSummary, GeomeanMedianCountsAndWins) {
       measured("a/two", 1.0, 1.0, 0.9, 0.5, 0.5, 20, "L3"),   // 1x, loses to both
       measured("b/three", 9.0, 1.0, 1.0, 2.0, 0.9, 12, "L3"),  // 9x, ties autotune (not a win)
   };
-  entries.push_back({{"entry", "c/failed"}, {"status", "failed"}, {"error", "the original kernel cannot be optimized"}});
+  entries.push_back({{"entry", "c/failed"}, {"status", "failed"}, {"bench_revision", kBenchRevision}, {"error", "the original kernel cannot be optimized"}});
   entries.push_back({{"entry", "c/cpu"}, {"status", "unmeasured"}});
+  auto old = measured("d/old", 100.0, 1.0, 1.0, 1.0, 0.9, 1, "L1");
+  old.erase("bench_revision");  // written before the field existed: revision 1
+  entries.push_back(old);
   auto s = summarize_bench(entries, 41);
   EXPECT_EQ(s["suite_entries"], 41);
-  EXPECT_EQ(s["results"], 5u);
+  EXPECT_EQ(s["results"], 6u);
+  EXPECT_EQ(s["stale"], nlohmann::json::array({"d/old"}));  // listed, not counted (its 100x is not in the geomean)
   EXPECT_EQ(s["measured"], 4);  // the failure counts at 1.0x; the unmeasured entry does not count
   EXPECT_NEAR(s["geomean_speedup"].get<double>(), std::pow(4.0 * 1.0 * 9.0 * 1.0, 0.25), 1e-9);
   EXPECT_NEAR(s["median_speedup"].get<double>(), 2.5, 1e-9);
@@ -56,7 +62,7 @@ TEST(BenchSummary, GeomeanMedianCountsAndWins) {
 
 TEST(BenchSummary, MarkdownListsEveryEntryAndTheFailures) {
   std::vector<nlohmann::json> entries{measured("a/one", 4.0, 1.0, 2.0, 1.5, 0.8, 10, "L1")};
-  entries.push_back({{"entry", "c/failed"}, {"status", "failed"}, {"error", "the original kernel cannot be optimized"}});
+  entries.push_back({{"entry", "c/failed"}, {"status", "failed"}, {"bench_revision", kBenchRevision}, {"error", "the original kernel cannot be optimized"}});
   auto s = summarize_bench(entries, 41);
   std::string md = render_bench_markdown(s, entries);
   EXPECT_NE(md.find("| a/one | 4.0000 | 1.0000 | 4.00x | 80% | 2.0000 |"), std::string::npos) << md;

@@ -97,6 +97,7 @@ std::optional<nlohmann::json> stored_result(const BenchOptions& o, const BenchEn
   nlohmann::json j = nlohmann::json::parse(read_text(p), nullptr, false);
   if (j.is_discarded() || j.value("task_sha256", "") != sha256_hex(read_text(e.path))) return std::nullopt;
   if (want_gpu && j.value("status", "") == "unmeasured") return std::nullopt;
+  if (bench_revision(j) != kBenchRevision) return std::nullopt;
   return j;
 }
 
@@ -109,6 +110,7 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
                      {"category", entry.category},
                      {"task", fs::relative(entry.path, fs::path(options.suite_dir).parent_path().parent_path()).string()},
                      {"task_sha256", sha},
+                     {"bench_revision", kBenchRevision},
                      {"started", utc_now()},
                      {"command", options.command},
                      {"budget", {{"max_candidates", options.max_candidates}, {"max_seconds", options.max_seconds}}}};

@@ -27,6 +27,14 @@ struct BenchOptions {
   std::string command;               // the command line, recorded in every result
 };
 
+// What an entry's result measures, as a number: bumped when that changes, so that results of an
+// older revision are redone and not summarized with the newer ones. 1: before the optimizer's
+// launch-tuning stage; 2: with it.
+inline constexpr int kBenchRevision = 2;
+
+// The revision an entry result was written by (1 when it predates the field).
+inline int bench_revision(const nlohmann::json& entry) { return entry.value("bench_revision", 1); }
+
 // The folder of an entry's results.
 std::string entry_dir(const BenchOptions& o, const BenchEntry& e);
 

@@ -1,5 +1,7 @@
 #include "tritondx/bench/bench_summary.h"
 
+#include "tritondx/bench/bench_entry.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -74,12 +76,17 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
   int above2 = 0, above5 = 0, wins_autotune = 0, compared_autotune = 0, wins_compile = 0, compared_compile = 0;
   std::map<std::string, int> reach;
   std::set<std::string> cards;
-  nlohmann::json failures = nlohmann::json::array(), unmeasured = nlohmann::json::array();
+  nlohmann::json failures = nlohmann::json::array(), unmeasured = nlohmann::json::array(),
+                 stale = nlohmann::json::array();
   std::vector<double> hist(std::size(kBins), 0);
   for (const auto& e : entries) {
     std::string status = e.value("status", "");
     if (status == "unmeasured") {
       unmeasured.push_back(e.value("entry", ""));
+      continue;
+    }
+    if (bench_revision(e) != kBenchRevision) {  // measured what an older tritondx did
+      stale.push_back(e.value("entry", ""));
       continue;
     }
     if (e.contains("card")) cards.insert(e.value("card", ""));
@@ -134,7 +141,9 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
                    {"median_wall_seconds", median(walls)},
                    {"histogram", hist_json},
                    {"failures", failures},
-                   {"unmeasured", unmeasured}};
+                   {"unmeasured", unmeasured},
+                   {"stale", stale},
+                   {"bench_revision", kBenchRevision}};
   // The targets, each with what was measured. They hold for the whole suite (40+
   // entries), so none is met by a partial run, whatever its numbers.
   const bool full = n >= 40;
@@ -162,6 +171,12 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
   for (const auto& c : s["cards"]) cards += (cards.empty() ? "" : ", ") + c.get<std::string>();
   md << fmt::format("{} of {} suite entries have results; {} measured on {}.\n\n", s["results"].get<size_t>(),
                     s["suite_entries"].get<int>(), s["measured"].get<int>(), cards.empty() ? "no GPU" : cards);
+  if (!s["stale"].empty()) {
+    std::string stale;
+    for (const auto& id : s["stale"]) stale += (stale.empty() ? "" : ", ") + id.get<std::string>();
+    md << fmt::format("{} result(s) of an older bench revision (what tritondx did then) are listed but not "
+                      "counted: {}.\n\n", s["stale"].size(), stale);
+  }
   md << "## Summary\n\n| metric | value |\n|---|---|\n";
   md << fmt::format("| geomean speedup (initial -> tritondx) | {} |\n", fmt_x(s["geomean_speedup"]));
   md << fmt::format("| median speedup | {} |\n", fmt_x(s["median_speedup"]));
@@ -193,6 +208,8 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
         path += (path.empty() ? "" : " + ") + step.value("recipe", "");
     if (status == "failed") path = "failed: " + e.value("error", "").substr(0, 120);
     if (status == "unmeasured") path = "not measured (no GPU)";
+    else if (bench_revision(e) != kBenchRevision)
+      path = fmt::format("stale: bench revision {} (now {}), not counted; run again", bench_revision(e), kBenchRevision);
     md << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", e.value("entry", ""),
                       format_ms(entry_number(e, {"initial", "median_ms"})), format_ms(entry_number(e, {"tritondx", "median_ms"})),
                       fmt_x(entry_number(e, {"tritondx", "speedup"})),
