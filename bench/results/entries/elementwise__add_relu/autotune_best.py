@@ -30,8 +30,8 @@ def launch(x, y):
     assert x.shape == y.shape and x.is_contiguous() and y.is_contiguous()
     out = torch.empty_like(x)
     n = x.numel()
-    grid = (triton.cdiv(n, 1024),)
-    add_relu_kernel[grid](x, y, out, n, BLOCK_SIZE=1024, num_warps=8)
+    grid = (triton.cdiv(n, 512),)
+    add_relu_kernel[grid](x, y, out, n, BLOCK_SIZE=512)
     return out
 
 

@@ -77,7 +77,7 @@ def launch(x, w):
     y = torch.empty((N, P, Q, K), device=x.device, dtype=torch.float16)
     grid = (triton.cdiv(N * P * Q, 64) * triton.cdiv(K, 64),)
     conv2d_kernel[grid](x, w, y, N, H, W, C, K, P, Q, R, S, stride, stride, pad, pad,
-                        BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+                        BLOCK_M=64, BLOCK_N=64, BLOCK_K=16, num_warps=2, num_stages=4)
     return y
 
 
