@@ -24,6 +24,7 @@ void register_builtin_recipes(RecipeRegistry& registry) {
   registry.add(make_reuse_loaded_value_recipe());  // reuse-loaded-value
   registry.add(make_hoist_load_recipe());  // hoist-load
   registry.add(make_group_program_order_recipe());  // group-program-order
+  registry.add(make_reorder_tile_recipe());  // reorder-tile
 }
 
 }  // namespace tdx

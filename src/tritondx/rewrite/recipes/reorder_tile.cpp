@@ -1,0 +1,209 @@
+// reorder-tile: a 1-D tile that runs along a strided dimension, while a scalar program id walks
+// the contiguous one, gets a second tile dimension along the contiguous one.
+#include <fmt/format.h>
+
+#include "tritondx/core/check.h"
+#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/rewrite/recipes/launch_util.h"
+#include "tritondx/rewrite/recipes/recipe_util.h"
+#include "tritondx/rewrite/recipes/recipes.h"
+#include "tritondx/rewrite/recipes/statement_util.h"
+
+namespace tdx {
+namespace {
+
+using l0::KernelView;
+
+constexpr const char* kTile = "TILE_ROWS";
+constexpr long long kMaxTileElements = 16384;  // elements per program after the change (registers)
+constexpr int kSectorBytes = 32;
+
+class ReorderTileRecipe final : public Recipe {
+ public:
+  std::string_view id() const override { return "reorder-tile"; }
+  std::string_view description() const override {
+    return "For a global access whose tile does not span the tensor's contiguous dimension (the "
+           "l2-uncoalesced-access case `contiguous_dim = -1`) because a scalar program id indexes that "
+           "dimension, as in a first-draft transpose `row = tl.program_id(0)`, `out + cols * stride_r + "
+           "row * 1`: the program id becomes a column of TILE_ROWS indices (`tl.program_id(0) * TILE_ROWS "
+           "+ tl.arange(0, TILE_ROWS)[:, None]`), so every expression that uses it broadcasts to a "
+           "[TILE_ROWS, BLOCK] tile. Triton's Coalesce pass then gives the load and the store each the "
+           "layout of its own contiguous dimension and converts between them through shared memory, so "
+           "both are coalesced. TILE_ROWS spans one 32-byte sector of the element type (8 fp32, 16 fp16); "
+           "each load and store is also masked by `row < BOUND`, where BOUND is the kernel parameter that "
+           "receives the grid's size along that axis, and that grid dimension becomes "
+           "triton.cdiv(size, TILE_ROWS). Refuses kernels with loops, branches or reductions (their "
+           "shapes would change meaning), a program id used anywhere else, a grid dimension that no "
+           "parameter receives, positional masks, and tiles over 16384 elements (make the block smaller "
+           "first). Proposed by l2-uncoalesced-access.";
+  }
+  Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
+};
+
+int element_bytes(const std::string& type) {
+  if (type == "fp64" || type == "i64" || type == "u64") return 8;
+  if (type == "fp32" || type == "i32" || type == "u32") return 4;
+  if (type == "fp16" || type == "bf16" || type == "i16" || type == "u16") return 2;
+  if (type == "i8" || type == "u8" || type.starts_with("fp8")) return 1;
+  return 0;
+}
+
+bool is_name(const PyNode* n, std::string_view name) { return n && n->type == "Name" && n->str_field("id") == name; }
+
+// Does the address expression add `name` itself, or `name` times a stride that is 1 in this launch?
+bool indexes_contiguously(const KernelView& view, const PyNode& expr, const std::string& name) {
+  bool found = false;
+  PyModule::walk(expr, [&](const PyNode& n) {
+    if (n.type != "BinOp") return;
+    const std::string op = n.fields.value("op", "");
+    const PyNode* l = n.child("left");
+    const PyNode* r = n.child("right");
+    if (!l || !r) return;
+    if (op == "Add" && (is_name(l, name) || is_name(r, name))) found = true;
+    if (op == "Mult") {
+      const PyNode* other = is_name(l, name) ? r : is_name(r, name) ? l : nullptr;
+      if (other && view.value(*other) == 1) found = true;
+    }
+  });
+  return found;
+}
+
+int program_id_axis(const PyNode& call) {
+  const PyNode* axis = argument(call, 0) ? argument(call, 0) : keyword(call, "axis");
+  auto a = axis ? int_constant(*axis) : std::nullopt;
+  return a ? static_cast<int>(*a) : -1;
+}
+
+Expected<std::vector<TextEdit>> ReorderTileRecipe::edits(const RecipeInput& in) const {
+  const auto& ctx = in.ctx;
+  const int line = in.finding.loc.line;
+  auto refuse = [&](std::string why) -> Expected<std::vector<TextEdit>> { return fail(Stage::Rewrite, std::move(why), line); };
+  if (!ctx.launch || !ctx.function || !ctx.task) return refuse("no captured launch");
+  if (in.proposal.params.value("contiguous_dim", 0) != -1)
+    return refuse("only a tile that does not span the contiguous dimension at all is handled (contiguous_dim -1)");
+  if (auto refusal = launch_util::refuse_wrapped(ctx, line)) return std::unexpected(*refusal);
+  KernelView view(ctx);
+  const std::string tl = launch_util::tl_prefix(ctx);
+
+  // Straight-line, elementwise kernels only: a loop, a branch or a reduction would see new shapes.
+  std::string blocker;
+  PyModule::walk(view.function(), [&](const PyNode& n) {
+    if (blocker.empty() && (n.type == "For" || n.type == "While" || n.type == "If" || n.type == "IfExp"))
+      blocker = fmt::format("line {}: a {} statement", n.line, n.type);
+  });
+  if (!blocker.empty()) return refuse(blocker + " (only straight-line kernels are retiled)");
+  if (stmt_util::contains_call(view.function(), {"tl.sum", "tl.max", "tl.min", "tl.argmax", "tl.argmin", "tl.reduce",
+                                                 "tl.cumsum", "tl.cumprod", "tl.associative_scan", "tl.dot",
+                                                 "tl.sort", "tl.histogram", "tl.xor_sum", "tl.trans", "tl.reshape",
+                                                 "tl.view", "tl.permute", "tl.broadcast_to", "tl.expand_dims",
+                                                 "tl.join", "tl.split", "tl.atomic_add", "tl.atomic_max",
+                                                 "tl.atomic_min", "tl.atomic_cas", "tl.atomic_xchg"}))
+    return refuse("the kernel reduces, reshapes or updates atomically; a second tile dimension would change that");
+
+  // The flagged access and the scalar program id that indexes its contiguous dimension.
+  auto accesses = recipe_util::kernel_calls_on_line(ctx, {"tl.load", "tl.store"}, line);
+  if (accesses.size() != 1) return refuse(fmt::format("expected one tl.load or tl.store on line {}", line));
+  const PyNode* pointer = argument(*accesses[0], 0) ? argument(*accesses[0], 0) : keyword(*accesses[0], "pointer");
+  if (!pointer) return refuse("the access has no pointer argument");
+  auto shape = view.shape(*pointer);
+  if (!shape || shape->size() != 1) return refuse("the access is not a 1-D tile");
+  std::string row;
+  const PyNode* row_value = nullptr;
+  for (const auto& name : stmt_util::names_read(*pointer)) {
+    const auto& defs = view.definitions(name);
+    if (defs.size() != 1 || !defs[0].value || defs[0].value->type != "Call" ||
+        normalize_triton_name(call_name(*defs[0].value)) != "tl.program_id")
+      continue;
+    if (!indexes_contiguously(view, *pointer, name)) continue;
+    if (!row.empty()) return refuse("two program ids index the contiguous dimension");
+    row = name;
+    row_value = defs[0].value;
+  }
+  if (row.empty())
+    return refuse("no scalar `x = tl.program_id(axis)` indexes the contiguous dimension (stride 1) of this access");
+  const int axis = program_id_axis(*row_value);
+  if (axis < 0) return refuse("the program id's axis is not a constant");
+  int axis_uses = 0;
+  PyModule::walk(view.function(), [&](const PyNode& n) {
+    if (n.type != "Call") return;
+    std::string name = normalize_triton_name(call_name(n));
+    if ((name == "tl.program_id" || name == "tl.num_programs") && program_id_axis(n) == axis) ++axis_uses;
+  });
+  if (axis_uses != 1) return refuse(fmt::format("axis {} of the grid is read more than once in the kernel", axis));
+
+  // The parameter that receives the grid's size along that axis bounds the new indices.
+  auto site = TDX_TRY(launch_util::find_launch(ctx, line));
+  const PyNode* grid = site.grid;
+  if (grid && grid->type == "Name") {
+    const PyNode* assign = launch_util::single_assignment(*site.enclosing, grid->str_field("id"));
+    grid = assign ? assign->child("value") : nullptr;
+  }
+  if (grid && grid->type != "Tuple") grid = nullptr;
+  auto dims = grid ? grid->children_in("elts") : std::vector<const PyNode*>{};
+  if (static_cast<int>(dims.size()) <= axis) return refuse("the grid is not a tuple written at the launch");
+  const PyNode* extent = dims[static_cast<size_t>(axis)];
+  const std::string extent_text = recipe_util::text(ctx, *extent);
+  std::string bound;
+  for (const auto& p : stmt_util::kernel_params(ctx)) {
+    const PyNode* a = stmt_util::launch_argument(ctx, *site.call, p);
+    if (a && recipe_util::text(ctx, *a) == extent_text) {
+      if (!bound.empty()) return refuse(fmt::format("both {} and {} receive `{}`", bound, p, extent_text));
+      bound = p;
+    }
+  }
+  if (bound.empty())
+    return refuse(fmt::format("no kernel parameter receives `{}`, the grid's size along axis {}: nothing bounds "
+                              "the new indices", extent_text, axis));
+  if (!stmt_util::imports_triton(ctx)) return refuse("the module does not import triton (for triton.cdiv)");
+
+  int bytes = element_bytes(view.pointee_type(view.root_pointer(*pointer)));
+  if (bytes == 0) return refuse("unknown element type behind the pointer");
+  const long long tile = kSectorBytes / bytes;
+  if (tile * shape->front() > kMaxTileElements)
+    return refuse(fmt::format("a {}x{} tile holds over {} elements; make the block smaller first", tile,
+                              shape->front(), kMaxTileElements));
+  if (view.is_param(kTile) || !view.definitions(kTile).empty() || !view.uses(kTile).empty())
+    return refuse(fmt::format("the kernel already uses the name {}", kTile));
+
+  std::vector<TextEdit> edits;
+  edits.push_back(TextEdit::replace(
+      *row_value, fmt::format("{0}.program_id({1}) * {2} + {0}.arange(0, {2})[:, None]", tl, axis, kTile)));
+  // Every load and store stays inside the tensor along the new dimension.
+  std::string guard = fmt::format("({} < {})", row, bound);
+  std::string failure;
+  PyModule::walk(view.function(), [&](const PyNode& n) {
+    if (n.type != "Call" || !failure.empty()) return;
+    std::string name = normalize_triton_name(call_name(n));
+    if (name != "tl.load" && name != "tl.store") return;
+    if (argument(n, name == "tl.load" ? 1 : 2)) {
+      failure = fmt::format("line {}: a positional mask", n.line);
+      return;
+    }
+    const PyNode* mask = keyword(n, "mask");
+    if (!mask) {
+      edits.push_back(launch_util::set_keyword(n, "mask", fmt::format("{} < {}", row, bound)));
+      return;
+    }
+    std::string m = recipe_util::text(ctx, *mask);
+    edits.push_back(TextEdit::replace(*mask, fmt::format("{} & {}", mask->type == "Name" ? m : "(" + m + ")", guard)));
+  });
+  if (!failure.empty()) return refuse(failure);
+
+  const PyNode* args = ctx.function->child("args");
+  const PyNode* last = nullptr;
+  if (args)
+    for (const PyNode* a : args->children_in("args")) last = a;
+  if (!last || !args->children_in("defaults").empty() || args->child("vararg") || args->child("kwarg") ||
+      !args->children_in("kwonlyargs").empty())
+    return refuse("the kernel's parameter list has defaults or variadics; no place for TILE_ROWS");
+  edits.push_back(TextEdit::insert_after(*last, fmt::format(", {}: {}.constexpr", kTile, tl)));
+  edits.push_back(launch_util::set_keyword(*site.call, kTile, std::to_string(tile)));
+  edits.push_back(TextEdit::replace(*extent, fmt::format("triton.cdiv({}, {})", extent_text, tile)));
+  return edits;
+}
+
+}  // namespace
+
+std::unique_ptr<Recipe> make_reorder_tile_recipe() { return std::make_unique<ReorderTileRecipe>(); }
+
+}  // namespace tdx
