@@ -44,6 +44,9 @@ struct Pass {
   const PyNode* load_stmt = nullptr;
   const PyNode* load = nullptr;
   std::vector<const PyNode*> rest;
+  // Index statements of a later pass beyond the first pass's (`mask = cols < n`): they name an
+  // expression of the shared index, and are kept with that pass's statements.
+  std::vector<const PyNode*> extra;
 };
 
 // `acc = tl.maximum(acc, R)`, `acc = tl.minimum(acc, R)`, `acc += R`, `acc = acc + R`.
@@ -215,9 +218,23 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
   for (const auto& p : passes)
     for (const PyNode* s : p.rest) written_in_passes.merge(stmt_util::names_written(*s));
   for (size_t k = 0; k < passes.size(); ++k) {
-    const Pass& p = passes[k];
-    if (p.prelude.size() != p0.prelude.size())
+    Pass& p = passes[k];
+    if (p.prelude.size() < p0.prelude.size())
       return refuse(fmt::format("the pass on line {} computes its index differently", p.loop->line));
+    std::set<std::string> index_names;
+    for (const PyNode* s : p0.prelude) index_names.merge(stmt_util::names_written(*s));
+    for (size_t i = p0.prelude.size(); i < p.prelude.size(); ++i) {
+      const PyNode* s = p.prelude[i];
+      auto targets = s->children_in("targets");
+      if (s->type != "Assign" || targets.size() != 1 || targets[0]->type != "Name" ||
+          stmt_util::contains_call(*s, {"tl.load", "tl.store"}) || index_names.contains(targets[0]->str_field("id")))
+        return refuse(fmt::format("the pass on line {} computes its index differently", p.loop->line));
+      for (const auto& r : stmt_util::names_read(*s))
+        if (written_in_passes.contains(r))
+          return refuse(fmt::format("line {}: the index reads {}, which the passes change", s->line, r));
+      p.extra.push_back(s);
+    }
+    p.prelude.resize(p0.prelude.size());
     for (size_t i = 0; i < p.prelude.size(); ++i) {
       if (squash(recipe_util::text(ctx, *p.prelude[i])) != squash(recipe_util::text(ctx, *p0.prelude[i])))
         return refuse(fmt::format("line {}: the index differs from the first pass", p.prelude[i]->line));
@@ -231,8 +248,15 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
       return refuse(fmt::format("line {}: the pass loads into another name than {}", p.load_stmt->line, load_name));
     const PyNode* ptr = KernelView::pointer_arg(*p.load);
     const PyNode* mask = KernelView::mask_arg(*p.load);
+    // A mask named by an extra index statement stands for that statement's expression.
+    auto mask_text = [&](const PyNode* m) {
+      if (m && m->type == "Name")
+        for (const PyNode* e : p.extra)
+          if (e->children_in("targets")[0]->str_field("id") == m->str_field("id")) m = e->child("value");
+      return m ? squash(recipe_util::text(ctx, *m)) : std::string();
+    };
     if (squash(recipe_util::text(ctx, *ptr)) != squash(recipe_util::text(ctx, *KernelView::pointer_arg(*p0.load))) ||
-        !mask || squash(recipe_util::text(ctx, *mask)) != squash(recipe_util::text(ctx, *mask0)))
+        !mask || mask_text(mask) != squash(recipe_util::text(ctx, *mask0)))
       return refuse(fmt::format("line {}: the pass loads other addresses or under another mask", p.load->line));
     bool stores = false, mixes = false;
     for (const PyNode* s : p.rest) {
@@ -276,7 +300,7 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
       for (const PyNode* s : p.rest)
         for (const PyNode* st : PyModule::calls(*s, {"tl.store"})) {
           const PyNode* sm = KernelView::mask_arg(*st);
-          if (!sm || squash(recipe_util::text(ctx, *sm)) != squash(recipe_util::text(ctx, *mask0)))
+          if (!sm || mask_text(sm) != squash(recipe_util::text(ctx, *mask0)))
             return refuse(fmt::format("line {}: the store's mask differs from the load's, and the loads' other= "
                                       "differ", st->line));
         }
@@ -344,6 +368,7 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
       keep = p.prelude;
       keep.push_back(p.load_stmt);
     }
+    keep.insert(keep.end(), p.extra.begin(), p.extra.end());
     keep.insert(keep.end(), p.rest.begin(), p.rest.end());
     // Which accumulations assign their name once in this pass?
     std::map<std::string, int> assigned;
