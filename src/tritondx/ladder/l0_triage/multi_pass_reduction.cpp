@@ -106,6 +106,10 @@ void MultiPassReductionRule::check(const KernelContext& ctx, FindingSink& sink) 
                            "fuse the passes: an online reduction (online softmax with a running max and rescaled "
                            "sum, Welford for mean/variance) or one block covering the whole row",
                            {{"pointer", root}, {"passes", reads}, {"writes", writes}}});
+    f.proposals.push_back({"online-softmax",
+                           "fuse the max pass and the sum-of-exponentials pass into one loop with a running max and a "
+                           "rescaled sum (rows of any length)",
+                           {{"pointer", root}, {"passes", reads}, {"writes", writes}}});
     sink.report(std::move(f));
   }
 }
