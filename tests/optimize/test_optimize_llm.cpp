@@ -51,7 +51,9 @@ TEST(OptimizeLlm, RepliesBecomeCandidatesOrReasonsAndEveryCallIsStored) {
   o.out_dir = out.string();
   o.gpu = GpuMode::Off;
   o.llm = true;
-  o.max_candidates = 6;
+  // Enough for the recipes' children of the original (single-pass-reduction, online-softmax,
+  // exp-to-exp2, ...) and the expansion of a second node, where the LLM is asked again.
+  o.max_candidates = 10;
   o.max_depth = 2;
   Bridge bridge(BridgeConfig::from_environment());
   auto r = optimize(bridge, o);
