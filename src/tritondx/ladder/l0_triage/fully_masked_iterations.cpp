@@ -28,10 +28,10 @@ class FullyMaskedIterationsRule final : public L0Rule {
            "loads, its tl.dot and its exponentials are computed and thrown away. For a program over "
            "row block i of T, T - i - 1 of its T iterations are wasted, about half of the kernel's "
            "work over the grid. When the masked scores only reach tl.max and tl.exp/tl.exp2 (online "
-           "softmax), a fully masked block changes nothing (exp(-inf) = 0, the running max keeps its "
-           "value), so the bound can become min(hi, off + BM), as the causal stage of Triton's "
-           "fused-attention tutorial does. Proposes causal-loop-bound then; otherwise reports without "
-           "a proposal.";
+           "softmax), every value the loop carries is updated from them, and the loop stores nothing, a "
+           "fully masked block changes nothing (exp(-inf) = 0, the running max keeps its value), so "
+           "the bound can become min(hi, off + BM), as the causal stage of Triton's fused-attention "
+           "tutorial does. Proposes causal-loop-bound then; otherwise reports without a proposal.";
   }
   void check(const KernelContext& ctx, FindingSink& sink) const override;
 };
@@ -99,6 +99,40 @@ bool only_softmax_uses(const KernelView& view, const PyNode& loop, const PyNode&
   return true;
 }
 
+// A loop-carried name (defined before the loop and assigned in it) whose update reads nothing
+// computed from the masked scores: a skipped block would have changed it. "" when none.
+std::string independent_carried(const KernelView& view, const PyNode& loop, const std::string& scores) {
+  // Names the loop computes from the scores (to a fixed point, in source order).
+  std::set<std::string> derived = {scores};
+  std::vector<const PyNode*> stmts;
+  PyModule::walk(loop, [&](const PyNode& n) {
+    if ((n.type == "Assign" || n.type == "AugAssign") && n.parent && inside(n, loop) && &n != &loop) stmts.push_back(&n);
+  });
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const PyNode* st : stmts) {
+      const PyNode* value = st->child("value");
+      auto targets = st->type == "Assign" ? st->children_in("targets") : std::vector<const PyNode*>{st->child("target")};
+      if (!value || targets.size() != 1 || !targets[0] || targets[0]->type != "Name") continue;
+      bool reads = false;
+      for (const auto& r : names_in(*value)) reads |= derived.contains(r);
+      if (reads && derived.insert(targets[0]->str_field("id")).second) grew = true;
+    }
+  }
+  for (const PyNode* st : stmts) {
+    auto targets = st->type == "Assign" ? st->children_in("targets") : std::vector<const PyNode*>{st->child("target")};
+    if (targets.size() != 1 || !targets[0] || targets[0]->type != "Name") return "?";
+    std::string name = targets[0]->str_field("id");
+    bool carried = false;
+    for (const auto& d : view.definitions(name)) carried |= !inside(*d.stmt, loop) && d.line < loop.line;
+    if (!carried) continue;
+    bool reads = false;
+    for (const auto& r : names_in(*st->child("value"))) reads |= derived.contains(r);
+    if (!reads) return name;
+  }
+  return "";
+}
+
 std::optional<CausalLoop> match(const KernelView& view, const PyNode& loop) {
   const PyNode* iter = loop.child("iter");
   const PyNode* target = loop.child("target");
@@ -157,6 +191,7 @@ void FullyMaskedIterationsRule::check(const KernelContext& ctx, FindingSink& sin
       if (off.find(name) != std::string::npos) return;
     const PyNode* where_stmt = m->where->parent;
     bool softmax = only_softmax_uses(view, loop, *where_stmt, m->scores);
+    std::string independent = independent_carried(view, loop, m->scores);
     bool stores = false;
     PyModule::walk(loop, [&](const PyNode& n) {
       if (n.type == "Call") {
@@ -179,18 +214,24 @@ void FullyMaskedIterationsRule::check(const KernelContext& ctx, FindingSink& sin
                           "their loads, dot products and exponentials produce only -inf scores that the mask "
                           "discards; the loop bound does not stop at the diagonal",
                           m->bound);
-    f.confidence = softmax && !stores ? 0.8 : 0.4;
+    const bool skippable = softmax && !stores && independent.empty();
+    f.confidence = skippable ? 0.8 : 0.4;
     if (trips && *trips > 1) f.estimated_gain = 2.0 * static_cast<double>(*trips) / static_cast<double>(*trips + 1);
-    if (softmax && !stores)
+    if (skippable)
       f.proposals.push_back({"causal-loop-bound",
                              fmt::format("stop the loop at the diagonal: range(..., tl.minimum({}, {}), ...)",
                                          view.text(*hi), m->bound),
                              {{"loop_line", loop.line}, {"bound", m->bound}}});
+    else if (!softmax)
+      f.cause += fmt::format("; `{}` is used beyond tl.max and exponentials, so a skipped block might have "
+                             "counted: no rewrite is proposed",
+                             m->scores);
+    else if (stores)
+      f.cause += "; the loop also stores, so skipping blocks is not proposed";
     else
-      f.cause += softmax ? "; the loop also stores, so skipping blocks is not proposed"
-                         : fmt::format("; `{}` is used beyond tl.max and exponentials, so a skipped block might "
-                                       "have counted: no rewrite is proposed",
-                                       m->scores);
+      f.cause += fmt::format("; the loop also updates `{}` from values that do not pass through the mask, so a "
+                             "skipped block would change it: no rewrite is proposed",
+                             independent);
     sink.report(std::move(f));
   });
 }
