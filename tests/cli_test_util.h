@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -28,9 +29,11 @@ inline std::filesystem::path fresh_dir(const std::string& suite, const std::stri
   return dir;
 }
 
-inline ProcessResult run(const std::vector<std::string>& args) {
+// `env` is added to the test's environment.
+inline ProcessResult run(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) {
   ProcessOptions options;
   options.timeout = std::chrono::minutes(8);
+  options.env = env;
   return run_process(args, "", options);
 }
 

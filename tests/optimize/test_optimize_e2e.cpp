@@ -188,11 +188,8 @@ ProcessResult optimize_on_stand_in(const fs::path& out, const std::vector<std::s
   std::vector<std::string> args{TRITONDX_BINARY, "optimize", std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py",
                                 "--gpu", "on", "--no-profile", "--max-candidates", "1", "--out", out.string()};
   args.insert(args.end(), extra.begin(), extra.end());
-  ProcessOptions po;
-  po.timeout = std::chrono::minutes(8);
-  po.env["TRITONDX_PYTHON"] = std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py";
-  po.env["STAND_IN_PYTHON"] = std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python";
-  return run_process(args, "", po);
+  return run(args, {{"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
+                    {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}});
 }
 
 TEST(OptimizeE2E, LaunchTuningRunsLastAndItsWinnerIsACandidate) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tritondx/bench/bench_summary.h"
 #include "tritondx/optimize/launch_grid.h"
 #include "tritondx/ir/program.h"
 #include "tritondx/optimize/optimize_report.h"
@@ -94,7 +95,7 @@ std::string entry_dir(const BenchOptions& o, const BenchEntry& e) {
 std::optional<nlohmann::json> stored_result(const BenchOptions& o, const BenchEntry& e, bool want_gpu) {
   fs::path p = fs::path(entry_dir(o, e)) / "entry.json";
   if (!fs::exists(p)) return std::nullopt;
-  nlohmann::json j = nlohmann::json::parse(read_text(p), nullptr, false);
+  nlohmann::json j = read_result_json(p.string());
   if (j.is_discarded() || j.value("task_sha256", "") != sha256_hex(read_text(e.path))) return std::nullopt;
   if (want_gpu && j.value("status", "") == "unmeasured") return std::nullopt;
   if (bench_revision(j) != kBenchRevision) return std::nullopt;
@@ -136,7 +137,7 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
   // The optimizer's part of an entry cut short after it (during a baseline) is kept in
   // entry.partial.json and not searched again.
   bool want_gpu = options.gpu != GpuMode::Off;
-  nlohmann::json partial = nlohmann::json::parse(read_text(dir / "entry.partial.json"), nullptr, false);
+  nlohmann::json partial = read_result_json((dir / "entry.partial.json").string());
   if (partial.is_object() && partial.value("task_sha256", "") == sha &&
       partial.value("gpu", false) == want_gpu && partial.contains("tritondx")) {
     for (const char* key : {"gpu", "card", "initial", "roofline", "tritondx", "optimize_wall_seconds"})

@@ -37,11 +37,6 @@ const BenchEntry* find_entry(const BenchRun& run, const std::string& id) {
   return nullptr;
 }
 
-nlohmann::json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  return nlohmann::json::parse(in, nullptr, false);
-}
-
 // --stop-after: whether a new entry may still start (the ones started always finish).
 bool may_start_another(const BenchOptions& o, std::chrono::steady_clock::time_point started) {
   return o.stop_after <= 0 ||
@@ -197,7 +192,7 @@ int run_workers(const BenchRun& run, const std::vector<std::string>& gpus) {
       if ((it.status != "done" && it.status != "failed") || reported.contains(it.entry)) continue;
       reported[it.entry] = it.status;
       const BenchEntry* e = find_entry(run, it.entry);
-      auto j = e ? read_json(fs::path(entry_dir(o, *e)) / "entry.json") : nlohmann::json();
+      auto j = e ? read_result_json((fs::path(entry_dir(o, *e)) / "entry.json").string()) : nlohmann::json();
       std::cout << fmt::format("[{}/{}] {} ({})\n", finished, items->size(),
                                j.is_object() ? bench_one_line(j) : it.entry + ": no result", it.worker)
                 << std::flush;
@@ -243,10 +238,10 @@ int merge_results(const BenchRun& run, const std::vector<std::string>& dirs) {
       return 2;
     }
     for (const auto& e : fs::directory_iterator(dir / "entries")) {
-      auto j = read_json(e.path() / "entry.json");
+      auto j = read_result_json((e.path() / "entry.json").string());
       if (!j.is_object()) continue;  // an entry cut short there
       fs::path target = out / "entries" / e.path().filename();
-      auto have = read_json(target / "entry.json");
+      auto have = read_result_json((target / "entry.json").string());
       if (have.is_object() && have.value("started", "") >= j.value("started", "")) continue;
       fs::remove_all(target);
       fs::create_directories(target.parent_path());

@@ -55,6 +55,11 @@ double entry_number(const nlohmann::json& entry, std::initializer_list<const cha
 
 std::string format_ms(double ms) { return ms > 0 ? fmt::format("{:.4f}", ms) : "-"; }
 
+nlohmann::json read_result_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
 std::vector<nlohmann::json> load_entry_results(const std::string& out_dir) {
   std::vector<nlohmann::json> out;
   fs::path dir = fs::path(out_dir) / "entries";
@@ -62,8 +67,7 @@ std::vector<nlohmann::json> load_entry_results(const std::string& out_dir) {
   for (const auto& d : fs::directory_iterator(dir)) {
     fs::path p = d.path() / "entry.json";
     if (!fs::exists(p)) continue;
-    std::ifstream in(p);
-    auto j = nlohmann::json::parse(in, nullptr, false);
+    auto j = read_result_json(p.string());
     if (!j.is_discarded() && j.is_object()) out.push_back(std::move(j));
   }
   std::sort(out.begin(), out.end(),

@@ -16,6 +16,10 @@ namespace tdx {
 double entry_number(const nlohmann::json& entry, std::initializer_list<const char*> path);
 std::string format_ms(double ms);
 
+// A result file (entry.json, entry.partial.json) as JSON; a discarded value when it is missing
+// or not JSON.
+nlohmann::json read_result_json(const std::string& path);
+
 // Entry results (entry.json) under `out_dir`/entries, sorted by entry id.
 std::vector<nlohmann::json> load_entry_results(const std::string& out_dir);
 

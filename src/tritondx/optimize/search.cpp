@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "tritondx/core/check.h"
+#include "tritondx/ir/program.h"
 
 #include "tritondx/ladder/rule.h"
 #include "tritondx/optimize/launch_grid.h"
@@ -439,8 +440,7 @@ Expected<void> Search::tune_launch() {
   std::string winner_source;
   if (grid->best) {
     winner = grid->variants[*grid->best];
-    std::ifstream in(winner->path);
-    winner_source.assign(std::istreambuf_iterator<char>(in), {});
+    winner_source = read_file(winner->path, Stage::Rewrite).value_or("");
   }
   fs::remove_all(dir);  // the winner's source goes into its candidate below
   if (!winner || winner->median_ms() > b.score.median_ms * (1 - o_.min_gain)) {

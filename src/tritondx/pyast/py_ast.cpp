@@ -107,6 +107,28 @@ const PyNode* PyModule::enclosing_loop(const PyNode& node) {
   return nullptr;
 }
 
+bool PyModule::inside(const PyNode& node, const PyNode& ancestor) {
+  for (const PyNode* p = &node; p; p = p->parent)
+    if (p == &ancestor) return true;
+  return false;
+}
+
+namespace {
+
+std::set<std::string> names_in(const PyNode& node, std::string_view context) {
+  std::set<std::string> out;
+  PyModule::walk(node, [&](const PyNode& n) {
+    if (n.type == "Name" && n.str_field("ctx") == context) out.insert(n.str_field("id"));
+  });
+  if (node.type == "Name" && node.str_field("ctx") == context) out.insert(node.str_field("id"));
+  return out;
+}
+
+}  // namespace
+
+std::set<std::string> PyModule::names_read(const PyNode& node) { return names_in(node, "Load"); }
+std::set<std::string> PyModule::names_written(const PyNode& node) { return names_in(node, "Store"); }
+
 const PyNode* keyword(const PyNode& call, std::string_view name) {
   for (const auto* kw : call.children_in("keywords"))
     if (kw->str_field("arg") == name) return kw->child("value");

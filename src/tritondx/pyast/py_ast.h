@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,12 @@ class PyModule {
   static std::vector<const PyNode*> calls(const PyNode& from, std::initializer_list<std::string_view> names);
   // The innermost For/While loop enclosing `node` (within its function), or nullptr.
   static const PyNode* enclosing_loop(const PyNode& node);
+  // Is `node` (or one of its ancestors) `ancestor`?
+  static bool inside(const PyNode& node, const PyNode& ancestor);
+  // Every identifier a node reads (Name nodes in Load context).
+  static std::set<std::string> names_read(const PyNode& node);
+  // Every identifier a node writes (Name nodes in Store context, For targets included).
+  static std::set<std::string> names_written(const PyNode& node);
 
  private:
   std::shared_ptr<PyNode> root_;

@@ -36,20 +36,6 @@ class FullyMaskedIterationsRule final : public L0Rule {
   void check(const KernelContext& ctx, FindingSink& sink) const override;
 };
 
-bool inside(const PyNode& node, const PyNode& ancestor) {
-  for (const PyNode* p = &node; p; p = p->parent)
-    if (p == &ancestor) return true;
-  return false;
-}
-
-std::set<std::string> names_in(const PyNode& expr) {
-  std::set<std::string> out;
-  PyModule::walk(expr, [&](const PyNode& n) {
-    if (n.type == "Name") out.insert(n.str_field("id"));
-  });
-  return out;
-}
-
 bool is_neg_inf(const KernelView& view, const PyNode& n) {
   std::string t = view.text(n);
   return t == "float(\"-inf\")" || t == "float('-inf')" || t == "-float(\"inf\")" || t == "-float('inf')" ||
@@ -86,7 +72,7 @@ std::string row_end(const KernelView& view, const std::string& rows) {
 // Every read of `name` inside `loop` after `where` feeds tl.max or an exponential only.
 bool only_softmax_uses(const KernelView& view, const PyNode& loop, const PyNode& where_stmt, const std::string& name) {
   for (const PyNode* use : view.uses(name)) {
-    if (!inside(*use, loop) || use->line <= where_stmt.line) continue;
+    if (!PyModule::inside(*use, loop) || use->line <= where_stmt.line) continue;
     bool ok = false;
     for (const PyNode* p = use->parent; p && !ok; p = p->parent) {
       if (p->type != "Call") continue;
@@ -106,7 +92,7 @@ std::string independent_carried(const KernelView& view, const PyNode& loop, cons
   std::set<std::string> derived = {scores};
   std::vector<const PyNode*> stmts;
   PyModule::walk(loop, [&](const PyNode& n) {
-    if ((n.type == "Assign" || n.type == "AugAssign") && n.parent && inside(n, loop) && &n != &loop) stmts.push_back(&n);
+    if (n.type == "Assign" || n.type == "AugAssign") stmts.push_back(&n);
   });
   for (bool grew = true; grew;) {
     grew = false;
@@ -115,7 +101,7 @@ std::string independent_carried(const KernelView& view, const PyNode& loop, cons
       auto targets = st->type == "Assign" ? st->children_in("targets") : std::vector<const PyNode*>{st->child("target")};
       if (!value || targets.size() != 1 || !targets[0] || targets[0]->type != "Name") continue;
       bool reads = false;
-      for (const auto& r : names_in(*value)) reads |= derived.contains(r);
+      for (const auto& r : PyModule::names_read(*value)) reads |= derived.contains(r);
       if (reads && derived.insert(targets[0]->str_field("id")).second) grew = true;
     }
   }
@@ -124,10 +110,10 @@ std::string independent_carried(const KernelView& view, const PyNode& loop, cons
     if (targets.size() != 1 || !targets[0] || targets[0]->type != "Name") return "?";
     std::string name = targets[0]->str_field("id");
     bool carried = false;
-    for (const auto& d : view.definitions(name)) carried |= !inside(*d.stmt, loop) && d.line < loop.line;
+    for (const auto& d : view.definitions(name)) carried |= !PyModule::inside(*d.stmt, loop) && d.line < loop.line;
     if (!carried) continue;
     bool reads = false;
-    for (const auto& r : names_in(*st->child("value"))) reads |= derived.contains(r);
+    for (const auto& r : PyModule::names_read(*st->child("value"))) reads |= derived.contains(r);
     if (!reads) return name;
   }
   return "";
@@ -161,10 +147,10 @@ std::optional<CausalLoop> match(const KernelView& view, const PyNode& loop) {
     if (rows.empty() || cols.empty()) return;
     // cols = start + <loop-invariant>; rows fixed outside the loop.
     const auto& cdefs = view.definitions(cols);
-    if (cdefs.size() != 1 || !cdefs[0].value || !inside(*cdefs[0].stmt, loop)) return;
-    if (!names_in(*cdefs[0].value).contains(start)) return;
+    if (cdefs.size() != 1 || !cdefs[0].value || !PyModule::inside(*cdefs[0].stmt, loop)) return;
+    if (!PyModule::names_read(*cdefs[0].value).contains(start)) return;
     for (const auto& d : view.definitions(rows))
-      if (inside(*d.stmt, loop)) return;
+      if (PyModule::inside(*d.stmt, loop)) return;
     std::string bound = row_end(view, rows);
     if (bound.empty()) return;
     // The result of the where: an assignment `s = tl.where(...)`.
@@ -187,7 +173,7 @@ void FullyMaskedIterationsRule::check(const KernelContext& ctx, FindingSink& sin
     const PyNode* hi = loop.child("iter")->children_in("args")[1];
     // A bound that already reads the rows' offset is taken care of.
     std::string off = m->bound.substr(0, m->bound.rfind(" + "));
-    for (const auto& name : names_in(*hi))
+    for (const auto& name : PyModule::names_read(*hi))
       if (off.find(name) != std::string::npos) return;
     const PyNode* where_stmt = m->where->parent;
     bool softmax = only_softmax_uses(view, loop, *where_stmt, m->scores);

@@ -207,14 +207,7 @@ Expected<std::vector<TextEdit>> EvenShapeRecipe::edits(const RecipeInput& in) co
     std::string b = TDX_TRY(launch_text(ctx, *site.call, block, line));
     condition += fmt::format("{}{} % {} == 0", condition.empty() ? "" : " and ", l, b);
   }
-  const PyNode* args = ctx.function->child("args");
-  const PyNode* last = nullptr;
-  if (args)
-    for (const PyNode* a : args->children_in("args")) last = a;
-  if (!last || !args->children_in("defaults").empty() || args->child("vararg") || args->child("kwarg") ||
-      !args->children_in("kwonlyargs").empty())
-    return fail(Stage::Rewrite, "the kernel's parameter list has defaults or variadics; no place for the flag", line);
-  edits.push_back(TextEdit::insert_after(*last, fmt::format(", {}: {}.constexpr", flag, launch_util::tl_prefix(ctx))));
+  edits.push_back(TDX_TRY(launch_util::append_constexpr_param(ctx, flag, line)));
   // The launch passes the flag; a long condition gets its own line before the call.
   const PyNode* call_stmt = site.call;
   while (call_stmt && call_stmt->field != "body" && call_stmt->field != "orelse") call_stmt = call_stmt->parent;

@@ -32,9 +32,7 @@ class GroupProgramOrderRecipe final : public Recipe {
 int program_axis(const PyNode& stmt) {
   const PyNode* v = stmt.child("value");
   if (!v || v->type != "Call" || normalize_triton_name(call_name(*v)) != "tl.program_id") return -1;
-  const PyNode* axis = argument(*v, 0) ? argument(*v, 0) : keyword(*v, "axis");
-  auto a = axis ? int_constant(*axis) : std::nullopt;
-  return a ? static_cast<int>(*a) : -1;
+  return recipe_util::program_id_axis(*v);
 }
 
 Expected<std::vector<TextEdit>> GroupProgramOrderRecipe::edits(const RecipeInput& in) const {
@@ -55,10 +53,7 @@ Expected<std::vector<TextEdit>> GroupProgramOrderRecipe::edits(const RecipeInput
   auto body = ctx.function->children_in("body");
   const PyNode* first = nullptr;
   const PyNode* second = nullptr;
-  auto target = [](const PyNode* s) -> std::string {
-    auto t = s->children_in("targets");
-    return s->type == "Assign" && t.size() == 1 && t[0]->type == "Name" ? t[0]->str_field("id") : std::string();
-  };
+  auto target = [](const PyNode* s) { return recipe_util::assigned_name(*s); };
   for (size_t i = 0; i + 1 < body.size(); ++i) {
     std::string a = target(body[i]), b = target(body[i + 1]);
     if ((a == slow && b == fast) || (a == fast && b == slow)) first = body[i], second = body[i + 1];

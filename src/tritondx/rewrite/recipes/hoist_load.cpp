@@ -9,6 +9,7 @@
 namespace tdx {
 namespace {
 
+using recipe_util::squash;
 using l0::KernelView;
 
 class HoistLoadRecipe final : public Recipe {
@@ -25,11 +26,6 @@ class HoistLoadRecipe final : public Recipe {
   }
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };
-
-std::string squash(std::string s) {
-  std::erase_if(s, [](char c) { return c == ' ' || c == '\n' || c == '\t'; });
-  return s;
-}
 
 Expected<std::vector<TextEdit>> HoistLoadRecipe::edits(const RecipeInput& in) const {
   const auto& ctx = in.ctx;
@@ -52,18 +48,18 @@ Expected<std::vector<TextEdit>> HoistLoadRecipe::edits(const RecipeInput& in) co
   if (keyword(load, "volatile")) return refuse("the load is volatile");
 
   // Invariance: nothing the load reads is assigned in the loop.
-  auto written = stmt_util::names_written(*loop);
-  for (const auto& r : stmt_util::names_read(load))
+  auto written = PyModule::names_written(*loop);
+  for (const auto& r : PyModule::names_read(load))
     if (written.contains(r)) return refuse(fmt::format("the load reads {}, which the loop assigns", r));
   // `name` is assigned once in the loop and not read before that.
   int assignments = 0;
   for (const PyNode* s : loop->children_in("body")) {
-    if (s != stmt && stmt_util::names_written(*s).contains(name)) ++assignments;
-    if (std::tie(s->line, s->col) < std::tie(stmt->line, stmt->col) && stmt_util::names_read(*s).contains(name))
+    if (s != stmt && PyModule::names_written(*s).contains(name)) ++assignments;
+    if (std::tie(s->line, s->col) < std::tie(stmt->line, stmt->col) && PyModule::names_read(*s).contains(name))
       return refuse(fmt::format("{} is read in the loop before line {}", name, stmt->line));
   }
   if (assignments > 0) return refuse(fmt::format("{} is assigned again in the loop", name));
-  if (loop->type == "While" || (stmt_util::names_read(*loop->child("iter")).contains(name)))
+  if (loop->type == "While" || (PyModule::names_read(*loop->child("iter")).contains(name)))
     return refuse("only `for` loops whose range does not read the loaded name");
 
   // Memory: no store in the loop may write the loaded tensor.

@@ -93,6 +93,19 @@ const PyNode* single_assignment(const PyNode& function, const std::string& name)
   return count == 1 ? found : nullptr;
 }
 
+Expected<TextEdit> append_constexpr_param(const KernelContext& ctx, const std::string& name, int line_for_errors) {
+  const PyNode* args = ctx.function ? ctx.function->child("args") : nullptr;
+  const PyNode* last = nullptr;
+  if (args)
+    for (const PyNode* a : args->children_in("args")) last = a;
+  if (!last || !args->children_in("defaults").empty() || args->child("vararg") || args->child("kwarg") ||
+      !args->children_in("kwonlyargs").empty())
+    return fail(Stage::Rewrite,
+                fmt::format("the kernel's parameter list has defaults or variadics; no place for {}", name),
+                line_for_errors);
+  return TextEdit::insert_after(*last, fmt::format(", {}: {}.constexpr", name, tl_prefix(ctx)));
+}
+
 std::string tl_prefix(const KernelContext& ctx) {
   if (!ctx.ast) return "tl";
   bool has_triton = false;

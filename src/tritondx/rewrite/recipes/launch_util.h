@@ -50,6 +50,10 @@ std::optional<TextEdit> remove_keyword(const PyNode& call, const std::string& na
 // How Triton's language module is spelled in the task ("tl" for `import triton.language as tl`).
 std::string tl_prefix(const KernelContext& ctx);
 
+// Appends `name: tl.constexpr` to the kernel's parameters; an error naming it when the list has
+// defaults or variadics (a new positional parameter would not go last).
+Expected<TextEdit> append_constexpr_param(const KernelContext& ctx, const std::string& name, int line_for_errors);
+
 // The last line of a kernel's header (the `def ...:` line, which may span several lines).
 int def_header_end(const PyNode& function);
 

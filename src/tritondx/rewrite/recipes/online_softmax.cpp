@@ -11,6 +11,8 @@
 namespace tdx {
 namespace {
 
+using recipe_util::assigned_name;
+using recipe_util::squash;
 using l0::KernelView;
 
 class OnlineSoftmaxRecipe final : public Recipe {
@@ -30,17 +32,6 @@ class OnlineSoftmaxRecipe final : public Recipe {
   }
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };
-
-std::string squash(std::string s) {
-  std::erase_if(s, [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\\'; });
-  return s;
-}
-
-// The name a plain `name = ...` assigns, else "".
-std::string assigned_name(const PyNode& s) {
-  auto t = s.children_in("targets");
-  return s.type == "Assign" && t.size() == 1 && t[0]->type == "Name" ? t[0]->str_field("id") : std::string();
-}
 
 // A pass: the loop's statements up to the row load (index + load), and the one statement after.
 struct TwoPart {

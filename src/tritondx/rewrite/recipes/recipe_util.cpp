@@ -19,6 +19,22 @@ std::vector<const PyNode*> kernel_calls_on_line(const KernelContext& ctx, std::i
 
 std::string text(const KernelContext& ctx, const PyNode& node) { return node_text(node, ctx.task->lines); }
 
+std::string squash(std::string s) {
+  std::erase_if(s, [](char c) { return c == ' ' || c == '\n' || c == '\t'; });
+  return s;
+}
+
+std::string assigned_name(const PyNode& stmt) {
+  auto t = stmt.children_in("targets");
+  return stmt.type == "Assign" && t.size() == 1 && t[0]->type == "Name" ? t[0]->str_field("id") : std::string();
+}
+
+int program_id_axis(const PyNode& call) {
+  const PyNode* axis = argument(call, 0) ? argument(call, 0) : keyword(call, "axis");
+  auto a = axis ? int_constant(*axis) : std::nullopt;
+  return a ? static_cast<int>(*a) : -1;
+}
+
 std::optional<TextEdit> define_module_constexpr(const KernelContext& ctx, const std::string& name,
                                                 const std::string& value) {
   const PyNode& module = ctx.ast->root();

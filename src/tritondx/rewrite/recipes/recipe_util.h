@@ -16,6 +16,12 @@ std::vector<const PyNode*> kernel_calls_on_line(const KernelContext& ctx, std::i
 
 // The source text of a node.
 std::string text(const KernelContext& ctx, const PyNode& node);
+// Source text without blanks, tabs and newlines, for comparing two spellings of one expression.
+std::string squash(std::string s);
+// The name a plain `name = ...` statement assigns, else "".
+std::string assigned_name(const PyNode& stmt);
+// The constant axis of a tl.program_id(axis) / tl.num_programs(axis) call, else -1.
+int program_id_axis(const PyNode& call);
 
 // An edit that defines `NAME = tl.constexpr(value)` at module level after the last top-level
 // import, unless the module already binds NAME (then nullopt).

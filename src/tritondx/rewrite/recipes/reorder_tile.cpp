@@ -13,6 +13,7 @@ namespace tdx {
 namespace {
 
 using l0::KernelView;
+using recipe_util::program_id_axis;
 
 constexpr const char* kTile = "TILE_ROWS";
 constexpr long long kMaxTileElements = 16384;  // elements per program after the change (registers)
@@ -40,14 +41,6 @@ class ReorderTileRecipe final : public Recipe {
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };
 
-int element_bytes(const std::string& type) {
-  if (type == "fp64" || type == "i64" || type == "u64") return 8;
-  if (type == "fp32" || type == "i32" || type == "u32") return 4;
-  if (type == "fp16" || type == "bf16" || type == "i16" || type == "u16") return 2;
-  if (type == "i8" || type == "u8" || type.starts_with("fp8")) return 1;
-  return 0;
-}
-
 bool is_name(const PyNode* n, std::string_view name) { return n && n->type == "Name" && n->str_field("id") == name; }
 
 // Does the address expression add `name` itself, or `name` times a stride that is 1 in this launch?
@@ -66,12 +59,6 @@ bool indexes_contiguously(const KernelView& view, const PyNode& expr, const std:
     }
   });
   return found;
-}
-
-int program_id_axis(const PyNode& call) {
-  const PyNode* axis = argument(call, 0) ? argument(call, 0) : keyword(call, "axis");
-  auto a = axis ? int_constant(*axis) : std::nullopt;
-  return a ? static_cast<int>(*a) : -1;
 }
 
 Expected<std::vector<TextEdit>> ReorderTileRecipe::edits(const RecipeInput& in) const {
@@ -109,7 +96,7 @@ Expected<std::vector<TextEdit>> ReorderTileRecipe::edits(const RecipeInput& in) 
   if (!shape || shape->size() != 1) return refuse("the access is not a 1-D tile");
   std::string row;
   const PyNode* row_value = nullptr;
-  for (const auto& name : stmt_util::names_read(*pointer)) {
+  for (const auto& name : PyModule::names_read(*pointer)) {
     const auto& defs = view.definitions(name);
     if (defs.size() != 1 || !defs[0].value || defs[0].value->type != "Call" ||
         normalize_triton_name(call_name(*defs[0].value)) != "tl.program_id")
@@ -156,7 +143,7 @@ Expected<std::vector<TextEdit>> ReorderTileRecipe::edits(const RecipeInput& in) 
                               "the new indices", extent_text, axis));
   if (!stmt_util::imports_triton(ctx)) return refuse("the module does not import triton (for triton.cdiv)");
 
-  int bytes = element_bytes(view.pointee_type(view.root_pointer(*pointer)));
+  int bytes = l0::element_bytes(view.pointee_type(view.root_pointer(*pointer)));
   if (bytes == 0) return refuse("unknown element type behind the pointer");
   const long long tile = kSectorBytes / bytes;
   if (tile * shape->front() > kMaxTileElements)
@@ -189,14 +176,7 @@ Expected<std::vector<TextEdit>> ReorderTileRecipe::edits(const RecipeInput& in) 
   });
   if (!failure.empty()) return refuse(failure);
 
-  const PyNode* args = ctx.function->child("args");
-  const PyNode* last = nullptr;
-  if (args)
-    for (const PyNode* a : args->children_in("args")) last = a;
-  if (!last || !args->children_in("defaults").empty() || args->child("vararg") || args->child("kwarg") ||
-      !args->children_in("kwonlyargs").empty())
-    return refuse("the kernel's parameter list has defaults or variadics; no place for TILE_ROWS");
-  edits.push_back(TextEdit::insert_after(*last, fmt::format(", {}: {}.constexpr", kTile, tl)));
+  edits.push_back(TDX_TRY(launch_util::append_constexpr_param(ctx, kTile, line)));
   edits.push_back(launch_util::set_keyword(*site.call, kTile, std::to_string(tile)));
   edits.push_back(TextEdit::replace(*extent, fmt::format("triton.cdiv({}, {})", extent_text, tile)));
   return edits;

@@ -9,6 +9,7 @@
 namespace tdx {
 namespace {
 
+using recipe_util::squash;
 using l0::Definition;
 using l0::KernelView;
 
@@ -25,11 +26,6 @@ class ReuseLoadedValueRecipe final : public Recipe {
   }
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };
-
-std::string squash(std::string s) {
-  std::erase_if(s, [](char c) { return c == ' ' || c == '\n' || c == '\t'; });
-  return s;
-}
 
 Expected<std::vector<TextEdit>> ReuseLoadedValueRecipe::edits(const RecipeInput& in) const {
   const auto& ctx = in.ctx;
@@ -57,12 +53,12 @@ Expected<std::vector<TextEdit>> ReuseLoadedValueRecipe::edits(const RecipeInput&
       auto targets = stmt->children_in("targets");
       if (targets.size() != 1 || targets[0]->type != "Name") return refuse("the first load is not assigned to one name");
       std::string name = targets[0]->str_field("id");
-      if (!stmt->parent || !stmt_util::inside(*second, *stmt->parent))
+      if (!stmt->parent || !PyModule::inside(*second, *stmt->parent))
         return refuse(fmt::format("line {} is not always executed before line {}", first_line, line));
       // The name still holds the first load at the second one, and the address reads the same values.
       const Definition* d = view.definition_at(name, second->line, second->col);
       if (!d || d->stmt != stmt) return refuse(fmt::format("{} is reassigned before line {}", name, line));
-      for (const auto& r : stmt_util::names_read(*first)) {
+      for (const auto& r : PyModule::names_read(*first)) {
         const Definition* at_first = view.definition_at(r, first->line, first->col);
         const Definition* at_second = view.definition_at(r, second->line, second->col);
         if (at_first != at_second) return refuse(fmt::format("{} changes between the two loads", r));

@@ -15,6 +15,7 @@
 namespace tdx {
 namespace {
 
+using recipe_util::squash;
 using namespace l0;
 
 // Elements one thread may hold for the whole row before the block is too large for registers.
@@ -57,11 +58,6 @@ struct Accumulation {
   const PyNode* value = nullptr;
 };
 
-std::string squash(std::string s) {
-  std::erase_if(s, [](char c) { return c == ' ' || c == '\n' || c == '\t'; });
-  return s;
-}
-
 std::optional<Accumulation> accumulation(const PyNode& stmt) {
   Accumulation a{&stmt, {}, {}, nullptr};
   if (stmt.type == "AugAssign" && stmt.fields.value("op", "") == "Add") {
@@ -86,7 +82,7 @@ std::optional<Accumulation> accumulation(const PyNode& stmt) {
       else if (is_acc(argument(*v, 1))) a.value = argument(*v, 0);
     }
   }
-  if (!a.value || stmt_util::names_read(*a.value).contains(a.acc)) return std::nullopt;
+  if (!a.value || PyModule::names_read(*a.value).contains(a.acc)) return std::nullopt;
   return a;
 }
 
@@ -216,20 +212,20 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
   std::set<std::string> written_in_passes;
   written_in_passes.insert(load_name);
   for (const auto& p : passes)
-    for (const PyNode* s : p.rest) written_in_passes.merge(stmt_util::names_written(*s));
+    for (const PyNode* s : p.rest) written_in_passes.merge(PyModule::names_written(*s));
   for (size_t k = 0; k < passes.size(); ++k) {
     Pass& p = passes[k];
     if (p.prelude.size() < p0.prelude.size())
       return refuse(fmt::format("the pass on line {} computes its index differently", p.loop->line));
     std::set<std::string> index_names;
-    for (const PyNode* s : p0.prelude) index_names.merge(stmt_util::names_written(*s));
+    for (const PyNode* s : p0.prelude) index_names.merge(PyModule::names_written(*s));
     for (size_t i = p0.prelude.size(); i < p.prelude.size(); ++i) {
       const PyNode* s = p.prelude[i];
       auto targets = s->children_in("targets");
       if (s->type != "Assign" || targets.size() != 1 || targets[0]->type != "Name" ||
           stmt_util::contains_call(*s, {"tl.load", "tl.store"}) || index_names.contains(targets[0]->str_field("id")))
         return refuse(fmt::format("the pass on line {} computes its index differently", p.loop->line));
-      for (const auto& r : stmt_util::names_read(*s))
+      for (const auto& r : PyModule::names_read(*s))
         if (written_in_passes.contains(r))
           return refuse(fmt::format("line {}: the index reads {}, which the passes change", s->line, r));
       p.extra.push_back(s);
@@ -240,7 +236,7 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
         return refuse(fmt::format("line {}: the index differs from the first pass", p.prelude[i]->line));
       if (stmt_util::contains_call(*p.prelude[i], {"tl.load", "tl.store"}))
         return refuse(fmt::format("line {}: memory access before the row load", p.prelude[i]->line));
-      for (const auto& r : stmt_util::names_read(*p.prelude[i]))
+      for (const auto& r : PyModule::names_read(*p.prelude[i]))
         if (written_in_passes.contains(r))
           return refuse(fmt::format("line {}: the index reads {}, which the passes change", p.prelude[i]->line, r));
     }
@@ -272,9 +268,9 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
     // Later passes would read what this pass leaves in the row's or the index's names.
     if (k + 1 != passes.size()) {
       std::set<std::string> shared = {load_name};
-      for (const PyNode* s : p0.prelude) shared.merge(stmt_util::names_written(*s));
+      for (const PyNode* s : p0.prelude) shared.merge(PyModule::names_written(*s));
       for (const PyNode* s : p.rest)
-        for (const auto& w : stmt_util::names_written(*s))
+        for (const auto& w : PyModule::names_written(*s))
           if (shared.contains(w))
             return refuse(fmt::format("line {}: the pass reassigns {}, which the later passes read as loaded",
                                       s->line, w));
@@ -321,7 +317,7 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
     }
   auto in_passes = [&](const PyNode& node) {
     for (const auto& p : passes)
-      if (stmt_util::inside(node, *p.loop)) return true;
+      if (PyModule::inside(node, *p.loop)) return true;
     return false;
   };
   for (const PyNode* use : view.uses(block_name))
@@ -349,8 +345,8 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
     const PyNode* init = nullptr;
     for (const PyNode* s : top) {
       if (s == &loop) break;
-      if (init && stmt_util::names_read(*s).contains(a.acc)) return nullptr;  // read before the loop
-      if (stmt_util::names_written(*s).contains(a.acc)) {
+      if (init && PyModule::names_read(*s).contains(a.acc)) return nullptr;  // read before the loop
+      if (PyModule::names_written(*s).contains(a.acc)) {
         auto targets = s->children_in("targets");
         init = s->type == "Assign" && targets.size() == 1 && targets[0]->type == "Name" ? s : nullptr;
         if (!init) return nullptr;
@@ -373,7 +369,7 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
     // Which accumulations assign their name once in this pass?
     std::map<std::string, int> assigned;
     for (const PyNode* s : p.rest)
-      for (const auto& w : stmt_util::names_written(*s)) ++assigned[w];
+      for (const auto& w : PyModule::names_written(*s)) ++assigned[w];
     std::string text;
     for (const PyNode* s : keep) {
       std::vector<TextEdit> subs;
@@ -392,7 +388,7 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
           for (auto [side, other] : {std::pair{"left", "right"}, std::pair{"right", "left"}}) {
             const PyNode* v = e.child(side);
             const PyNode* o = e.child(other);
-            if (v && o && v->type == "Name" && v->str_field("id") == var && !stmt_util::names_read(*o).contains(var)) {
+            if (v && o && v->type == "Name" && v->str_field("id") == var && !PyModule::names_read(*o).contains(var)) {
               subs.push_back(TextEdit::replace(e, recipe_util::text(ctx, *o)));
               covered.push_back(v);
               return;

@@ -43,22 +43,6 @@ Expected<std::string> render_lines(const KernelContext& ctx, int first, int last
   return out;
 }
 
-namespace {
-
-std::set<std::string> names_in(const PyNode& node, std::string_view context) {
-  std::set<std::string> out;
-  PyModule::walk(node, [&](const PyNode& n) {
-    if (n.type == "Name" && n.str_field("ctx") == context) out.insert(n.str_field("id"));
-  });
-  if (node.type == "Name" && node.str_field("ctx") == context) out.insert(node.str_field("id"));
-  return out;
-}
-
-}  // namespace
-
-std::set<std::string> names_read(const PyNode& node) { return names_in(node, "Load"); }
-std::set<std::string> names_written(const PyNode& node) { return names_in(node, "Store"); }
-
 bool contains_call(const PyNode& node, std::initializer_list<std::string_view> names) {
   bool found = false;
   auto check = [&](const PyNode& n) {
@@ -92,11 +76,6 @@ const PyNode* launch_argument(const KernelContext& ctx, const PyNode& call, std:
   return nullptr;
 }
 
-bool inside(const PyNode& node, const PyNode& ancestor) {
-  for (const PyNode* p = &node; p; p = p->parent)
-    if (p == &ancestor) return true;
-  return false;
-}
 
 bool imports_triton(const KernelContext& ctx) {
   for (const PyNode* stmt : ctx.ast->root().children_in("body")) {

@@ -1,6 +1,6 @@
 // Statement-level helpers for the kernel-body recipes: whole-line edits, re-rendering a range
-// of lines with sub-expressions replaced (and re-indented), the names a node reads, and the
-// launch call's argument bound to a kernel parameter.
+// of lines with sub-expressions replaced (and re-indented), and the launch call's argument
+// bound to a kernel parameter. (The names a node reads or writes: PyModule.)
 #pragma once
 
 #include <set>
@@ -22,10 +22,6 @@ TextEdit replace_lines(int first, int last, std::string text);
 Expected<std::string> render_lines(const KernelContext& ctx, int first, int last, const std::vector<TextEdit>& subs,
                                    std::string_view from_indent = {}, std::string_view to_indent = {});
 
-// Every identifier a node reads (Name nodes in Load context).
-std::set<std::string> names_read(const PyNode& node);
-// Every identifier a node writes (Name nodes in Store context, For targets included).
-std::set<std::string> names_written(const PyNode& node);
 // Does the subtree contain a Call whose normalized name is one of `names`?
 bool contains_call(const PyNode& node, std::initializer_list<std::string_view> names);
 
@@ -36,8 +32,6 @@ const PyNode* launch_call(const KernelContext& ctx);
 // The expression the launch call passes for kernel parameter `param` (positional or keyword).
 const PyNode* launch_argument(const KernelContext& ctx, const PyNode& call, std::string_view param);
 
-// Is `node` (or one of its ancestors) `ancestor`?
-bool inside(const PyNode& node, const PyNode& ancestor);
 // Does the module import `triton` under that name?
 bool imports_triton(const KernelContext& ctx);
 
