@@ -29,9 +29,9 @@ def transpose_kernel(x_ptr, out_ptr, n_rows, n_cols, stride_xr, stride_xc, strid
 def launch(x):
     rows, cols = x.shape
     out = torch.empty((cols, rows), device=x.device, dtype=x.dtype)
-    grid = (rows, triton.cdiv(cols, 512))
+    grid = (rows, triton.cdiv(cols, 1024))
     transpose_kernel[grid](x, out, rows, cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1),
-                           BLOCK=512, num_warps=8, num_stages=2)
+                           BLOCK=1024, num_stages=2)
     return out
 
 

@@ -22,7 +22,6 @@ import math
 import torch
 import triton
 import triton.language as tl
-LOG2E = tl.constexpr(1.4426950408889634)
 
 
 @triton.jit
@@ -51,7 +50,7 @@ def attention_fwd_causal_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, S,
     l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
     acc = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)
 
-    for start_n in range(0, S, BLOCK_N):
+    for start_n in range(0, tl.minimum(S, pid_m * BLOCK_M + BLOCK_M), BLOCK_N):
         cols = start_n + offs_n
         k = tl.load(k_base + cols[:, None] * stride_ks + offs_d[None, :] * stride_kd,
                     mask=cols[:, None] < S, other=0.0)
@@ -59,7 +58,7 @@ def attention_fwd_causal_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, S,
         qk = tl.where(offs_m[:, None] >= cols[None, :], qk, float("-inf"))
 
         m_new = tl.maximum(m_i, tl.max(qk, axis=1))
-        p = tl.exp2(qk * LOG2E - m_new[:, None] * LOG2E)
+        p = tl.exp(qk - m_new[:, None])
         alpha = tl.exp(m_i - m_new)
         l_i = l_i * alpha + tl.sum(p, axis=1)
         acc = acc * alpha[:, None]
