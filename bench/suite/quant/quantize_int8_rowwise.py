@@ -4,7 +4,9 @@ scale[r] = max(|x[r, :]|) / 127 and q[r, c] = round(x[r, c] / scale[r]), roundin
 One program per row holds the whole row in registers (block = next power of two of the row length),
 takes the absmax with tl.max, then divides and rounds. The divisions use tl.math.div_rn (IEEE
 round-to-nearest) so the result matches the PyTorch reference bit for bit; Triton's plain `/` on
-fp32 lowers to the approximate div.full.f32, which can flip values that sit on a .5 boundary.
+fp32 lowers to the approximate div.full.f32, which can flip values that sit on a .5 boundary. The
+reference divides by a tensor: PyTorch on CUDA computes `tensor / 127.0` as `tensor * (1/127)`, which
+was one ulp off for 306 of 8192 scales on the H200 (and then flipped 227 quantized values).
 
 Provenance: the bitsandbytes Triton kernel `_quantize_rowwise` (one program per row, the whole row
 as one block, absmax, scale, round), with an explicit per-row scale output as in LLM.int8()-style
@@ -49,7 +51,9 @@ def launch(x):
 def reference(x):
     xf = x.float()
     absmax = xf.abs().amax(dim=1).clamp_min(1e-8)
-    scale = absmax / 127.0
+    # A tensor divisor, not the Python float: CUDA torch turns `tensor / scalar` into a multiply by
+    # the scalar's reciprocal, one ulp off the division the kernel (and the formula) performs.
+    scale = absmax / torch.full_like(absmax, 127.0)
     v = xf / scale[:, None]
     q = torch.where(v >= 0, torch.floor(v + 0.5), torch.ceil(v - 0.5)).to(torch.int8)
     return q, scale
