@@ -29,8 +29,9 @@ char last_upper(const std::string& name) {
   return name.empty() ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(name.back())));
 }
 
-// Block-size points: the output tile of a 2-D kernel (constexprs ending in M and N) scaled
-// together and apart, every other block constexpr halved, doubled and quadrupled.
+// Block-size points: the output tile of a 2-D kernel (constexprs ending in M and N) doubled
+// and halved, together and one side at a time; every other block constexpr halved, doubled and
+// quadrupled.
 std::vector<GridPoint> block_points(const LaunchInfo& launch) {
   auto blocks = launch.block_constexprs();
   std::vector<GridPoint> out;
@@ -40,7 +41,9 @@ std::vector<GridPoint> block_points(const LaunchInfo& launch) {
     if (last_upper(b.first) == 'N' && !n) n = &b;
   }
   if (m && n) {
-    for (auto [fm, fn] : {std::pair{2.0, 2.0}, {2.0, 1.0}, {1.0, 2.0}, {0.5, 0.5}}) {
+    // Halving one side too: from a tile the search already grew (grow-tile's 128x128), the
+    // autotune-only grid reaches 128x64 by growing one side of 64x64; this grid must reach it too.
+    for (auto [fm, fn] : {std::pair{2.0, 2.0}, {2.0, 1.0}, {1.0, 2.0}, {0.5, 0.5}, {1.0, 0.5}, {0.5, 1.0}}) {
       long long tm = static_cast<long long>(m->second * fm), tn = static_cast<long long>(n->second * fn);
       if (tm < 16 || tn < 16 || tm > 256 || tn > 256) continue;
       out.push_back({"grow-tile",

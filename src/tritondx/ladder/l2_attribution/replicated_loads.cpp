@@ -17,7 +17,8 @@ class ReplicatedLoadsRule final : public L2Rule {
            "load) the same elements. Loads are issued by every replica (only stores and async copies are "
            "predicated to unique lanes), so the extra warps add memory instructions and do no useful work; the "
            "tile is too small for num_warps. The finding quotes the layout, the shape, num_warps and the PTX "
-           "loads of the line, and proposes the num_warps (or block size) that removes the replication.";
+           "loads of the line, and proposes the num_warps (or block size) that removes the replication, and for a "
+           "1-D tile, more rows per program.";
   }
   nlohmann::json options() const override { return {{"min_replication", min_replication_}}; }
   void configure(const nlohmann::json& o) override { min_replication_ = o.value("min_replication", min_replication_); }
@@ -85,6 +86,12 @@ void ReplicatedLoadsRule::check(const KernelContext& ctx, FindingSink& sink) con
     else
       f.proposals.push_back({"grow-block", "give the program a larger tile so every thread owns distinct elements",
                              {{"line", line}, {"elements", ptr.num_elements() * replication}}});
+    // A 1-D tile this small is usually one short row per program: give the program several rows.
+    if (rank == 1)
+      f.proposals.push_back({"rows-per-program",
+                             "give each program several consecutive rows, a [TILE_ROWS, BLOCK] tile every thread "
+                             "has distinct elements of",
+                             {{"line", line}, {"elements", ptr.num_elements()}}});
     sink.report(std::move(f));
   }
 }

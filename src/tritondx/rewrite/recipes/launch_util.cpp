@@ -94,6 +94,10 @@ const PyNode* single_assignment(const PyNode& function, const std::string& name)
 }
 
 Expected<TextEdit> append_constexpr_param(const KernelContext& ctx, const std::string& name, int line_for_errors) {
+  return append_params(ctx, fmt::format("{}: {}.constexpr", name, tl_prefix(ctx)), line_for_errors);
+}
+
+Expected<TextEdit> append_params(const KernelContext& ctx, const std::string& declarations, int line_for_errors) {
   const PyNode* args = ctx.function ? ctx.function->child("args") : nullptr;
   const PyNode* last = nullptr;
   if (args)
@@ -101,9 +105,9 @@ Expected<TextEdit> append_constexpr_param(const KernelContext& ctx, const std::s
   if (!last || !args->children_in("defaults").empty() || args->child("vararg") || args->child("kwarg") ||
       !args->children_in("kwonlyargs").empty())
     return fail(Stage::Rewrite,
-                fmt::format("the kernel's parameter list has defaults or variadics; no place for {}", name),
+                fmt::format("the kernel's parameter list has defaults or variadics; no place for {}", declarations),
                 line_for_errors);
-  return TextEdit::insert_after(*last, fmt::format(", {}: {}.constexpr", name, tl_prefix(ctx)));
+  return TextEdit::insert_after(*last, ", " + declarations);
 }
 
 std::string tl_prefix(const KernelContext& ctx) {

@@ -54,6 +54,10 @@ std::string tl_prefix(const KernelContext& ctx);
 // defaults or variadics (a new positional parameter would not go last).
 Expected<TextEdit> append_constexpr_param(const KernelContext& ctx, const std::string& name, int line_for_errors);
 
+// Appends parameter declarations (`n, BLOCK: tl.constexpr`) to the kernel's parameters, with the
+// same refusal; one edit, so several parameters keep their order.
+Expected<TextEdit> append_params(const KernelContext& ctx, const std::string& declarations, int line_for_errors);
+
 // The last line of a kernel's header (the `def ...:` line, which may span several lines).
 int def_header_end(const PyNode& function);
 

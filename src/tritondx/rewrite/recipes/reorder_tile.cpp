@@ -5,6 +5,7 @@
 #include "tritondx/core/check.h"
 #include "tritondx/ladder/l0_triage/kernel_view.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
+#include "tritondx/rewrite/recipes/program_tile.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 #include "tritondx/rewrite/recipes/statement_util.h"
@@ -15,7 +16,6 @@ namespace {
 using l0::KernelView;
 using recipe_util::program_id_axis;
 
-constexpr const char* kTile = "TILE_ROWS";
 constexpr long long kMaxTileElements = 16384;  // elements per program after the change (registers)
 constexpr int kSectorBytes = 32;
 
@@ -70,22 +70,8 @@ Expected<std::vector<TextEdit>> ReorderTileRecipe::edits(const RecipeInput& in) 
     return refuse("only a tile that does not span the contiguous dimension at all is handled (contiguous_dim -1)");
   if (auto refusal = launch_util::refuse_wrapped(ctx, line)) return std::unexpected(*refusal);
   KernelView view(ctx);
-  const std::string tl = launch_util::tl_prefix(ctx);
 
-  // Straight-line, elementwise kernels only: a loop, a branch or a reduction would see new shapes.
-  std::string blocker;
-  PyModule::walk(view.function(), [&](const PyNode& n) {
-    if (blocker.empty() && (n.type == "For" || n.type == "While" || n.type == "If" || n.type == "IfExp"))
-      blocker = fmt::format("line {}: a {} statement", n.line, n.type);
-  });
-  if (!blocker.empty()) return refuse(blocker + " (only straight-line kernels are retiled)");
-  if (stmt_util::contains_call(view.function(), {"tl.sum", "tl.max", "tl.min", "tl.argmax", "tl.argmin", "tl.reduce",
-                                                 "tl.cumsum", "tl.cumprod", "tl.associative_scan", "tl.dot",
-                                                 "tl.sort", "tl.histogram", "tl.xor_sum", "tl.trans", "tl.reshape",
-                                                 "tl.view", "tl.permute", "tl.broadcast_to", "tl.expand_dims",
-                                                 "tl.join", "tl.split", "tl.atomic_add", "tl.atomic_max",
-                                                 "tl.atomic_min", "tl.atomic_cas", "tl.atomic_xchg"}))
-    return refuse("the kernel reduces, reshapes or updates atomically; a second tile dimension would change that");
+  if (auto refusal = program_tile::refuse_non_elementwise(view, line)) return std::unexpected(*refusal);
 
   // The flagged access and the scalar program id that indexes its contiguous dimension.
   auto accesses = recipe_util::kernel_calls_on_line(ctx, {"tl.load", "tl.store"}, line);
@@ -110,76 +96,13 @@ Expected<std::vector<TextEdit>> ReorderTileRecipe::edits(const RecipeInput& in) 
     return refuse("no scalar `x = tl.program_id(axis)` indexes the contiguous dimension (stride 1) of this access");
   const int axis = program_id_axis(*row_value);
   if (axis < 0) return refuse("the program id's axis is not a constant");
-  int axis_uses = 0;
-  PyModule::walk(view.function(), [&](const PyNode& n) {
-    if (n.type != "Call") return;
-    std::string name = normalize_triton_name(call_name(n));
-    if ((name == "tl.program_id" || name == "tl.num_programs") && program_id_axis(n) == axis) ++axis_uses;
-  });
-  if (axis_uses != 1) return refuse(fmt::format("axis {} of the grid is read more than once in the kernel", axis));
-
-  // The parameter that receives the grid's size along that axis bounds the new indices.
-  auto site = TDX_TRY(launch_util::find_launch(ctx, line));
-  const PyNode* grid = site.grid;
-  if (grid && grid->type == "Name") {
-    const PyNode* assign = launch_util::single_assignment(*site.enclosing, grid->str_field("id"));
-    grid = assign ? assign->child("value") : nullptr;
-  }
-  if (grid && grid->type != "Tuple") grid = nullptr;
-  auto dims = grid ? grid->children_in("elts") : std::vector<const PyNode*>{};
-  if (static_cast<int>(dims.size()) <= axis) return refuse("the grid is not a tuple written at the launch");
-  const PyNode* extent = dims[static_cast<size_t>(axis)];
-  const std::string extent_text = recipe_util::text(ctx, *extent);
-  std::string bound;
-  for (const auto& p : stmt_util::kernel_params(ctx)) {
-    const PyNode* a = stmt_util::launch_argument(ctx, *site.call, p);
-    if (a && recipe_util::text(ctx, *a) == extent_text) {
-      if (!bound.empty()) return refuse(fmt::format("both {} and {} receive `{}`", bound, p, extent_text));
-      bound = p;
-    }
-  }
-  if (bound.empty())
-    return refuse(fmt::format("no kernel parameter receives `{}`, the grid's size along axis {}: nothing bounds "
-                              "the new indices", extent_text, axis));
-  if (!stmt_util::imports_triton(ctx)) return refuse("the module does not import triton (for triton.cdiv)");
-
   int bytes = l0::element_bytes(view.pointee_type(view.root_pointer(*pointer)));
   if (bytes == 0) return refuse("unknown element type behind the pointer");
   const long long tile = kSectorBytes / bytes;
   if (tile * shape->front() > kMaxTileElements)
     return refuse(fmt::format("a {}x{} tile holds over {} elements; make the block smaller first", tile,
                               shape->front(), kMaxTileElements));
-  if (view.is_param(kTile) || !view.definitions(kTile).empty() || !view.uses(kTile).empty())
-    return refuse(fmt::format("the kernel already uses the name {}", kTile));
-
-  std::vector<TextEdit> edits;
-  edits.push_back(TextEdit::replace(
-      *row_value, fmt::format("{0}.program_id({1}) * {2} + {0}.arange(0, {2})[:, None]", tl, axis, kTile)));
-  // Every load and store stays inside the tensor along the new dimension.
-  std::string guard = fmt::format("({} < {})", row, bound);
-  std::string failure;
-  PyModule::walk(view.function(), [&](const PyNode& n) {
-    if (n.type != "Call" || !failure.empty()) return;
-    std::string name = normalize_triton_name(call_name(n));
-    if (name != "tl.load" && name != "tl.store") return;
-    if (argument(n, name == "tl.load" ? 1 : 2)) {
-      failure = fmt::format("line {}: a positional mask", n.line);
-      return;
-    }
-    const PyNode* mask = keyword(n, "mask");
-    if (!mask) {
-      edits.push_back(launch_util::set_keyword(n, "mask", fmt::format("{} < {}", row, bound)));
-      return;
-    }
-    std::string m = recipe_util::text(ctx, *mask);
-    edits.push_back(TextEdit::replace(*mask, fmt::format("{} & {}", mask->type == "Name" ? m : "(" + m + ")", guard)));
-  });
-  if (!failure.empty()) return refuse(failure);
-
-  edits.push_back(TDX_TRY(launch_util::append_constexpr_param(ctx, kTile, line)));
-  edits.push_back(launch_util::set_keyword(*site.call, kTile, std::to_string(tile)));
-  edits.push_back(TextEdit::replace(*extent, fmt::format("triton.cdiv({}, {})", extent_text, tile)));
-  return edits;
+  return program_tile::edits(ctx, {row, row_value, axis, tile, false}, line);
 }
 
 }  // namespace
