@@ -1,4 +1,5 @@
 #include "tritondx/optimize/search.h"
+#include "tritondx/optimize/attempt_order.h"
 
 #include <algorithm>
 #include <chrono>
@@ -355,7 +356,7 @@ Expected<void> Search::expand(size_t index) {
     int fresh = 0;
     bool progressed = false;
     std::string why;
-    for (size_t ai = 0; ai < attempts.size(); ++ai) {
+    for (size_t ai : order_by_measured_gain(attempts, r_.nodes, o_.min_gain)) {
       auto& a = attempts[ai];
       // LLM calls are stored whatever came of them (tokens were spent); tied to the candidate
       // when there is one.
