@@ -1,5 +1,6 @@
 // l3-compiler-remark: Triton's own performance remarks and warnings (MLIR_ENABLE_DIAGNOSTICS),
 // each attached to its Python line and explained: what the remark means and how to fix it.
+#include <cctype>
 #include <map>
 #include <optional>
 #include <regex>
@@ -110,9 +111,14 @@ std::optional<Explanation> explain(const Remark& r) {
     e.cause = "wgmma reads non-16-bit operands (fp8, tf32, int8) only K-major from shared memory; this operand is "
               "laid out the other way, so it is transposed in registers before the shared-memory store and its "
               "load is not pipelined.";
-    e.proposal = {"k-major-operand", "store the operand K-contiguous in global memory (e.g. B as [N, K] and use "
-                  "b.T in the kernel)",
-                  {{"line", r.loc.line}}};
+    // "... than the register order for the operand 1. Registers will be transposed ..."
+    nlohmann::json params{{"line", r.loc.line}};
+    if (auto at = msg.find("for the operand "); at != std::string::npos && at + 16 < msg.size() &&
+                                                std::isdigit(static_cast<unsigned char>(msg[at + 16])))
+      params["operand"] = msg[at + 16] - '0';
+    e.proposal = {"k-major-operand", "store the operand K-contiguous in global memory (Triton's own "
+                  "recommendation: a K-major copy made before the launch, or B kept as [N, K])",
+                  params};
     return e;
   }
   if (msg.find("fewer loop iterations than pipeline stages") != std::string::npos) {

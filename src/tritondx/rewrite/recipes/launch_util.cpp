@@ -175,4 +175,12 @@ int def_header_end(const PyNode& function) {
   return first ? first->line - 1 : function.line;
 }
 
+const PyNode* top_level_statement(const PyNode& function, const PyNode& node) {
+  for (const PyNode* s : function.children_in("body"))
+    if (s->line <= node.line && node.end_line <= s->end_line) return s;
+  return nullptr;
+}
+
+std::string indent_of(const PyNode& stmt) { return std::string(static_cast<size_t>(std::max(stmt.col - 1, 0)), ' '); }
+
 }  // namespace tdx::launch_util

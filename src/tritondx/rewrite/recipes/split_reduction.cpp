@@ -77,17 +77,6 @@ Dep dependence(const KernelView& view, const PyNode& expr, const std::set<std::s
   return any ? Dep::Bad : Dep::Const;
 }
 
-// The top-level statement of `function` that contains `node`.
-const PyNode* statement_of(const PyNode& function, const PyNode& node) {
-  for (const PyNode* s : function.children_in("body"))
-    if (s->line <= node.line && node.end_line <= s->end_line) return s;
-  return nullptr;
-}
-
-std::string indent_of(const PyNode& stmt) {
-  return std::string(static_cast<size_t>(std::max(stmt.col - 1, 0)), ' ');
-}
-
 Expected<std::vector<TextEdit>> SplitReductionRecipe::edits(const RecipeInput& in) const {
   const auto& ctx = in.ctx;
   const int line = in.proposal.params.value("loop_line", in.finding.loc.line);
@@ -200,7 +189,7 @@ Expected<std::vector<TextEdit>> SplitReductionRecipe::edits(const RecipeInput& i
   if (alloc_name != "torch.empty" && alloc_name != "torch.zeros" && alloc_name != "torch.empty_like" &&
       alloc_name != "torch.zeros_like")
     return refuse(fmt::format("`{}` is not a fresh tensor made in the launch function (torch.empty/zeros)", out));
-  const PyNode* launch_stmt = statement_of(*site.enclosing, *site.call);
+  const PyNode* launch_stmt = launch_util::top_level_statement(*site.enclosing, *site.call);
   if (!launch_stmt) return refuse("the launch call is not a statement of the launch function");
   if (!stmt_util::imports_triton(ctx)) return refuse("the module does not import triton");
   for (const char* name : {kSplit, kStride}) {
@@ -214,7 +203,7 @@ Expected<std::vector<TextEdit>> SplitReductionRecipe::edits(const RecipeInput& i
 
   std::vector<TextEdit> edits;
   const std::string end_text = recipe_util::text(ctx, *end), step_text = recipe_util::text(ctx, *step);
-  const std::string ind = indent_of(*loop);
+  const std::string ind = launch_util::indent_of(*loop);
   edits.push_back(TextEdit::insert_lines(
       loop->line,
       fmt::format("{0}split_chunk = {1}.cdiv({1}.cdiv({2}, {3}), {4}) * {4}\n"
@@ -248,7 +237,7 @@ Expected<std::vector<TextEdit>> SplitReductionRecipe::edits(const RecipeInput& i
   edits.push_back(TextEdit::replace(*grid, fmt::format("({}, {})", recipe_util::text(ctx, *dim0), split)));
   edits.push_back(TextEdit::replace(*out_arg, kPartials));
   edits.push_back(launch_util::set_keyword(*site.call, kStride, fmt::format("{}.numel(), {}={}", out, kSplit, split)));
-  const std::string lind = indent_of(*launch_stmt);
+  const std::string lind = launch_util::indent_of(*launch_stmt);
   edits.push_back(TextEdit::insert_lines(
       launch_stmt->line,
       fmt::format("{0}{1} = torch.empty(({2}, {3}.numel()), device={3}.device, dtype=torch.float32)\n", lind, kPartials,
