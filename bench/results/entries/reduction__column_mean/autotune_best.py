@@ -38,7 +38,7 @@ def launch(x):
     n_rows, n_cols = x.shape
     out = torch.empty(n_cols, device=x.device, dtype=torch.float32)
     grid = (triton.cdiv(n_cols, 64),)
-    column_mean_kernel[grid](x, out, n_rows, n_cols, x.stride(0), x.stride(1), BLOCK_M=128, BLOCK_N=64, num_stages=4)
+    column_mean_kernel[grid](x, out, n_rows, n_cols, x.stride(0), x.stride(1), BLOCK_M=128, BLOCK_N=64, num_stages=2)
     return out
 
 

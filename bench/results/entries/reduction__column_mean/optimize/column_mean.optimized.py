@@ -19,30 +19,41 @@ import triton.language as tl
 
 @triton.jit
 def column_mean_kernel(x_ptr, out_ptr, n_rows, n_cols, stride_row, stride_col,
-                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, EVEN_N_COLS: tl.constexpr):
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, split_stride, SPLIT: tl.constexpr):
     pid = tl.program_id(axis=0)
     cols = pid * BLOCK_N + tl.arange(0, BLOCK_N)
     col_mask = cols < n_cols
     acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
-    for start in tl.range(0, n_rows, BLOCK_M, num_stages=3):
+    split_chunk = tl.cdiv(tl.cdiv(n_rows, SPLIT), BLOCK_M) * BLOCK_M
+    split_start = tl.program_id(1) * split_chunk
+    for start in range(split_start, tl.minimum(split_start + split_chunk, n_rows), BLOCK_M):
         rows = start + tl.arange(0, BLOCK_M)
         mask = (rows[:, None] < n_rows) & col_mask[None, :]
         x = tl.load(x_ptr + rows[:, None] * stride_row + cols[None, :] * stride_col, mask=mask, other=0.0)
         acc += x
     col_sum = tl.sum(acc, axis=0)
-    if EVEN_N_COLS:
-        tl.store(out_ptr + cols, col_sum / n_rows)
-    else:
-        tl.store(out_ptr + cols, col_sum / n_rows, mask=col_mask)
+    tl.store(out_ptr + cols + tl.program_id(1) * split_stride, col_sum / n_rows, mask=col_mask)
+
+
+@triton.jit
+def column_mean_kernel_split_sum(partials_ptr, out_ptr, n, SPLIT: tl.constexpr, BLOCK: tl.constexpr):
+    # Adds the SPLIT rows of partial results in a fixed order (deterministic).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    total = tl.load(partials_ptr + offs, mask=mask, other=0.0)
+    for s in tl.static_range(1, SPLIT):
+        total += tl.load(partials_ptr + s * n + offs, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, total, mask=mask)
 
 
 def launch(x):
     assert x.dim() == 2
     n_rows, n_cols = x.shape
     out = torch.empty(n_cols, device=x.device, dtype=torch.float32)
-    grid = (triton.cdiv(n_cols, 64),)
-    even_n_cols = n_cols % 64 == 0
-    column_mean_kernel[grid](x, out, n_rows, n_cols, x.stride(0), x.stride(1), BLOCK_M=64, BLOCK_N=64, EVEN_N_COLS=even_n_cols, num_stages=4)
+    grid = (triton.cdiv(n_cols, 32), 32)
+    split_partials = torch.empty((32, out.numel()), device=out.device, dtype=torch.float32)
+    column_mean_kernel[grid](x, split_partials, n_rows, n_cols, x.stride(0), x.stride(1), BLOCK_M=32, BLOCK_N=32, split_stride=out.numel(), SPLIT=32, num_stages=2)
+    column_mean_kernel_split_sum[(triton.cdiv(out.numel(), 1024),)](split_partials, out, out.numel(), SPLIT=32, BLOCK=1024)
     return out
 
 
