@@ -4,6 +4,7 @@ import os
 import sys
 import traceback
 
+from . import gpu_lock
 from .errors import BridgeError
 
 
@@ -39,7 +40,16 @@ def _verbs():
 
 
 def handle(verbs, verb, request):
-    """One request -> one reply dict; never raises."""
+    """One request -> one reply dict; never raises. With TRITONDX_GPU_LOCK set, the reply says
+    how long the call waited for the shared GPU (gpu_lock_wait_s)."""
+    waited = gpu_lock.waited_seconds()
+    reply = _handle(verbs, verb, request)
+    if os.environ.get(gpu_lock.ENV):
+        reply["gpu_lock_wait_s"] = gpu_lock.waited_seconds() - waited
+    return reply
+
+
+def _handle(verbs, verb, request):
     if verb not in verbs:
         return {"ok": False, "error": BridgeError(
             "bad-request", f"unknown verb {verb!r}; verbs: {', '.join(sorted(verbs))}").to_json()}

@@ -16,12 +16,14 @@ import contextlib
 import fcntl
 import os
 import sys
+import time
 
 ENV = "TRITONDX_GPU_LOCK"
 SHARED, EXCLUSIVE = "shared", "exclusive"
 
 _fds = {}
 _mode = [None]
+_waited = [0.0]  # seconds this process spent blocked waiting for the lock
 
 
 def _open(path):
@@ -52,11 +54,13 @@ def _set(mode):
         _mode[0] = None
     if mode is None:
         return
+    started = time.monotonic()
     fcntl.flock(turn, fcntl.LOCK_EX)
     try:
         fcntl.flock(main, fcntl.LOCK_SH if mode == SHARED else fcntl.LOCK_EX)
     finally:
         fcntl.flock(turn, fcntl.LOCK_UN)
+        _waited[0] += time.monotonic() - started
     _mode[0] = mode
 
 
@@ -78,3 +82,9 @@ def hold(mode):
 def current():
     """The mode held now (None when none, or when TRITONDX_GPU_LOCK is unset)."""
     return _mode[0]
+
+
+def waited_seconds():
+    """Seconds this process has spent waiting for the lock (for a timed section of another
+    process, mostly). A search's time budget leaves them out: they are other workers' time."""
+    return _waited[0]

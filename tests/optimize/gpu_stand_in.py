@@ -10,7 +10,9 @@ fastest:
 
     1.0 ms, x 0.6 when some launch passes num_warps=8, x 0.9 when some launch passes num_stages=4
 
-Each reply's "device" says it is this stand-in; nothing it returns is a measurement.
+With STAND_IN_GPU_WAIT_S set, every reply says it waited that long for the shared GPU (the
+bridge's gpu_lock_wait_s). Each reply's "device" says it is this stand-in; nothing it returns is a
+measurement.
 """
 import json
 import os
@@ -37,6 +39,8 @@ def run_reply(request):
     reply = {"device": DEVICE, "torch": "none", "correctness": {"passed": True, "draws": [{"failures": []}]},
              "timing": timing, "graph": None, "recheck": {"passed": True}, "min_bytes": 100_000_000,
              "flops": 1_000_000_000, "input_sets": 1}
+    if os.environ.get("STAND_IN_GPU_WAIT_S"):  # as if each call had waited for other workers' timed sections
+        reply["gpu_lock_wait_s"] = float(os.environ["STAND_IN_GPU_WAIT_S"])
     if request.get("integrity") is not None:
         reply["integrity"] = {"passed": True, "violations": [], "notes": ["stand-in GPU: no runtime checks ran"]}
     return reply

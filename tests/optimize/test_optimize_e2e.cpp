@@ -229,3 +229,43 @@ TEST(OptimizeE2E, NoTuneSkipsTheLaunchGrid) {
 
 }  // namespace
 }  // namespace tdx
+
+namespace tdx {
+namespace {
+
+// Bench workers sharing a GPU wait for each other's timed sections; the search's time budget
+// leaves that waiting out. The stand-in claims every GPU call waited 1000 s: with a budget of
+// 1 s the search still runs to its candidate budget, and says how long it waited.
+ProcessResult optimize_waiting(const fs::path& out, const std::string& wait_s) {
+  std::vector<std::string> args{TRITONDX_BINARY, "optimize", std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py",
+                                "--gpu", "on", "--no-profile", "--no-tune", "--max-candidates", "2",
+                                "--max-seconds", "1", "--out", out.string()};
+  std::map<std::string, std::string> env{
+      {"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
+      {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}};
+  if (!wait_s.empty()) env["STAND_IN_GPU_WAIT_S"] = wait_s;
+  return run(args, env);
+}
+
+TEST(OptimizeE2E, TimeWaitingForASharedGpuIsNotSpentFromTheBudget) {
+  fs::path out = fresh_dir("gpu_wait");
+  auto r = optimize_waiting(out, "1000");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  EXPECT_NE(report["stop_reason"].get<std::string>().find("candidate budget"), std::string::npos)
+      << report["stop_reason"];
+  EXPECT_EQ(report["candidates"].size(), 3u);  // the original and two
+  bool noted = false;
+  for (const auto& n : report["notes"]) noted |= n.get<std::string>().find("waited for the GPU") != std::string::npos;
+  EXPECT_TRUE(noted) << report["notes"].dump(2);
+
+  fs::path control = fresh_dir("gpu_no_wait");
+  auto c = optimize_waiting(control, "");
+  ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+  auto control_report = nlohmann::json::parse(read(control / "report.json"));
+  EXPECT_NE(control_report["stop_reason"].get<std::string>().find("time budget"), std::string::npos)
+      << control_report["stop_reason"];
+}
+
+}  // namespace
+}  // namespace tdx

@@ -1,10 +1,12 @@
 """gpu_lock between real processes: shared holders overlap, an exclusive holder waits for them
 and is alone, a waiting exclusive request goes before later shared ones, and nothing is locked
-when TRITONDX_GPU_LOCK is unset. Each process appends "<tag> <event>" lines to one log."""
+when TRITONDX_GPU_LOCK is unset; each process counts the time it waited, and the bridge's replies
+report it. Each process appends "<tag> <event>" lines to one log."""
 import os
 import subprocess
 import sys
 import time
+import json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -24,6 +26,7 @@ with gpu_lock.hold(mode):
     time.sleep(seconds)
     event("release")
 event(f"after {gpu_lock.current()}")
+event(f"waited {gpu_lock.waited_seconds():.3f}")
 '''
 
 
@@ -114,3 +117,34 @@ def test_unset_means_no_lock(tmp_path):
     wait_for(tmp_path, "B release")
     assert "A release" not in events(tmp_path)
     finish(a, b)
+
+
+def waited(tmp_path, tag):
+    return next(float(e.split()[2]) for e in events(tmp_path) if e.startswith(f"{tag} waited "))
+
+
+def test_waiting_time_is_counted(tmp_path):
+    a = start(tmp_path, "A", "exclusive", SLOW)
+    wait_for(tmp_path, "A got exclusive")
+    b = start(tmp_path, "B", "exclusive", 0.1)
+    finish(a, b)
+    log = events(tmp_path)
+    assert log.index("A release") < log.index("B got exclusive")
+    assert waited(tmp_path, "A") < 1.0
+    assert waited(tmp_path, "B") > 1.0  # B asked while A still had over a second to hold
+
+
+def test_bridge_replies_say_how_long_they_waited(tmp_path):
+    def ast_reply(lock):
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        env.pop("TRITONDX_GPU_LOCK", None)
+        if lock:
+            env["TRITONDX_GPU_LOCK"] = str(tmp_path / "gpu0.lock")
+        request = {"task": os.path.join(ROOT, "examples", "softmax.py")}
+        proc = subprocess.run([sys.executable, "-m", "tritondx_bridge", "ast"], input=json.dumps(request),
+                              capture_output=True, text=True, env=env, timeout=300)
+        return json.loads(proc.stdout)
+    with_lock = ast_reply(True)
+    assert with_lock["ok"] and with_lock["gpu_lock_wait_s"] == 0.0  # the ast verb takes no GPU lock
+    without = ast_reply(False)
+    assert without["ok"] and "gpu_lock_wait_s" not in without

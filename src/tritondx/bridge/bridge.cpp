@@ -1,5 +1,6 @@
 #include "tritondx/bridge/bridge.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -41,10 +42,14 @@ Bridge::Bridge(BridgeConfig config) : config_(std::move(config)) {}
 Bridge::~Bridge() = default;
 
 namespace {
+std::atomic<double> gpu_lock_waited{0.0};
+
 bool compile_only(const std::string& verb) {
   return verb == "ast" || verb == "load" || verb == "capture" || verb == "compile";
 }
 }  // namespace
+
+double bridge_gpu_lock_wait_seconds() { return gpu_lock_waited.load(); }
 
 std::expected<nlohmann::json, BridgeFailure> Bridge::call(const std::string& verb,
                                                           const nlohmann::json& request) const {
@@ -97,6 +102,8 @@ std::expected<nlohmann::json, BridgeFailure> Bridge::reply_to_json(const std::st
                    fmt::format("bridge verb '{}' {} without a JSON reply; stderr: {}", verb, why, tail(err, 2000))},
         "crash", {{"stderr_tail", tail(err, 8000)}}});
   }
+  if (auto w = reply.find("gpu_lock_wait_s"); w != reply.end() && w->is_number())
+    gpu_lock_waited.fetch_add(w->get<double>());
   if (!reply.value("ok", false)) {
     const auto& e = reply.value("error", nlohmann::json::object());
     std::string kind = e.value("kind", "internal");

@@ -36,6 +36,11 @@ struct BridgeFailure {
 
 class BridgeProcess;
 
+// Seconds this process's bridge calls have waited for the shared GPU (TRITONDX_GPU_LOCK: bench
+// workers on one GPU), summed from the replies' gpu_lock_wait_s. A search leaves them out of its
+// time budget: they are other workers' timed sections.
+double bridge_gpu_lock_wait_seconds();
+
 class Bridge {
  public:
   explicit Bridge(BridgeConfig config);
