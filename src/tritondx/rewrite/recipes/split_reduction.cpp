@@ -42,21 +42,24 @@ class SplitReductionRecipe final : public Recipe {
 enum class Dep { Const, Linear, Bad };
 
 // How `expr` depends on the accumulators: not at all, linearly (sums, products and quotients by
-// values that do not depend on them), or otherwise. Names defined after the loop are followed.
-Dep dependence(const KernelView& view, const PyNode& expr, const std::set<std::string>& accs, int loop_end) {
+// values that do not depend on them), or otherwise. Names defined after the loop are followed; a
+// value left by the loop's last iteration (other than an accumulator) differs between splits.
+Dep dependence(const KernelView& view, const PyNode& expr, const std::set<std::string>& accs, const PyNode& loop) {
+  const int loop_end = loop.end_line;
   if (expr.type == "Name") {
     std::string id = expr.str_field("id");
     if (accs.count(id)) return Dep::Linear;
     const l0::Definition* d = view.definition(expr);
-    if (d && d->line > loop_end && d->value) return dependence(view, *d->value, accs, loop_end);
+    if (d && d->stmt && (d->stmt == &loop || PyModule::inside(*d->stmt, loop))) return Dep::Bad;
+    if (d && d->line > loop_end && d->value) return dependence(view, *d->value, accs, loop);
     return Dep::Const;
   }
   if (expr.type == "Constant") return Dep::Const;
   if (expr.type == "UnaryOp" && expr.fields.value("op", "") == "USub")
-    return dependence(view, *expr.child("operand"), accs, loop_end);
+    return dependence(view, *expr.child("operand"), accs, loop);
   if (expr.type == "BinOp") {
-    Dep l = dependence(view, *expr.child("left"), accs, loop_end);
-    Dep r = dependence(view, *expr.child("right"), accs, loop_end);
+    Dep l = dependence(view, *expr.child("left"), accs, loop);
+    Dep r = dependence(view, *expr.child("right"), accs, loop);
     if (l == Dep::Bad || r == Dep::Bad) return Dep::Bad;
     if (l == Dep::Const && r == Dep::Const) return Dep::Const;
     const std::string op = expr.fields.value("op", "");
@@ -66,13 +69,13 @@ Dep dependence(const KernelView& view, const PyNode& expr, const std::set<std::s
     return Dep::Bad;
   }
   if (expr.type == "Call" && normalize_triton_name(call_name(expr)) == "tl.sum" && argument(expr, 0)) {
-    Dep inner = dependence(view, *argument(expr, 0), accs, loop_end);
+    Dep inner = dependence(view, *argument(expr, 0), accs, loop);
     if (inner != Dep::Linear) return inner;
     return keyword(expr, "keep_dims") || argument(expr, 2) ? Dep::Bad : Dep::Linear;
   }
   bool any = false;
   PyModule::walk(expr, [&](const PyNode& n) {
-    if (n.type == "Name" && dependence(view, n, accs, loop_end) != Dep::Const) any = true;
+    if (n.type == "Name" && dependence(view, n, accs, loop) != Dep::Const) any = true;
   });
   return any ? Dep::Bad : Dep::Const;
 }
@@ -123,7 +126,9 @@ Expected<std::vector<TextEdit>> SplitReductionRecipe::edits(const RecipeInput& i
     PyModule::walk(*loop, [&](const PyNode& n) {
       if (n.type == "AugAssign" && n.child("target") && n.child("target")->str_field("id") == name) {
         ++updates;
-        if (n.fields.value("op", "") != "Add") failure = fmt::format("line {}: `{}` is updated by other than +=", n.line, name);
+        if (n.fields.value("op", "") != "Add" || !n.child("value") || PyModule::names_read(*n.child("value")).count(name))
+          failure = fmt::format("line {}: `{}` is updated by other than `{} += <expression without it>`", n.line,
+                                name, name);
       }
       if (n.type == "Assign" && recipe_util::assigned_name(n) == name) {
         ++updates;
@@ -139,9 +144,11 @@ Expected<std::vector<TextEdit>> SplitReductionRecipe::edits(const RecipeInput& i
   }
   if (!failure.empty()) return refuse(failure);
   if (accs.empty()) return refuse("the loop carries no accumulator");
-  if (stmt_util::contains_call(*loop, {"tl.store", "tl.atomic_add", "tl.atomic_max", "tl.atomic_min", "tl.atomic_xchg",
-                                       "tl.atomic_cas"}))
+  if (stmt_util::contains_call(*loop, {"tl.store"}))
     return refuse("the loop stores: its iterations are not only a reduction");
+  if (stmt_util::contains_call(fn, {"tl.atomic_add", "tl.atomic_max", "tl.atomic_min", "tl.atomic_xchg", "tl.atomic_cas",
+                                    "tl.atomic_and", "tl.atomic_or", "tl.atomic_xor"}))
+    return refuse("the kernel updates memory atomically");
 
   // The one store, after the loop, of a value linear in the accumulators.
   auto stores = view.stores();
@@ -151,12 +158,12 @@ Expected<std::vector<TextEdit>> SplitReductionRecipe::edits(const RecipeInput& i
   const PyNode* pointer = KernelView::pointer_arg(store);
   const PyNode* value = argument(store, 1) ? argument(store, 1) : keyword(store, "value");
   if (!pointer || !value) return refuse("the store has no pointer or value argument");
-  Dep d = dependence(view, *value, accs, loop->end_line);
+  Dep d = dependence(view, *value, accs, *loop);
   if (d != Dep::Linear)
     return refuse("the stored value is not linear in the accumulators (a sum of partial results would differ)");
-  if (dependence(view, *pointer, accs, loop->end_line) != Dep::Const)
+  if (dependence(view, *pointer, accs, *loop) != Dep::Const)
     return refuse("the store's address depends on the accumulators");
-  if (const PyNode* m = KernelView::mask_arg(store); m && dependence(view, *m, accs, loop->end_line) != Dep::Const)
+  if (const PyNode* m = KernelView::mask_arg(store); m && dependence(view, *m, accs, *loop) != Dep::Const)
     return refuse("the store's mask depends on the accumulators");
   const std::string out_param = view.root_pointer(*pointer);
   if (out_param.empty()) return refuse("the store's pointer parameter is not known");
