@@ -269,3 +269,27 @@ TEST(OptimizeE2E, TimeWaitingForASharedGpuIsNotSpentFromTheBudget) {
 
 }  // namespace
 }  // namespace tdx
+
+namespace tdx {
+namespace {
+
+// A finding the compiler itself confirms (Triton's remark that it transposes B in registers and
+// drops its pipelined load: l3-compiler-remark, confidence 0.9) joins the first expansion, ahead
+// of the L0 findings that also propose rewrites here (group-program-order, even-shape-heuristic),
+// instead of waiting for the search to plateau twice.
+TEST(OptimizeE2E, CompilerConfirmedFindingsJoinTheFirstExpansion) {
+  fs::path out = fresh_dir("confirmed_first");
+  std::vector<std::string> args{TRITONDX_BINARY, "optimize",
+                                std::string(TRITONDX_SOURCE_DIR) + "/bench/suite/matmul/matmul_fp32.py",
+                                "--gpu", "on", "--no-profile", "--no-tune", "--max-candidates", "1",
+                                "--out", out.string()};
+  auto r = run(args, {{"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
+                      {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  ASSERT_EQ(report["candidates"].size(), 2u) << report.dump(2);
+  EXPECT_EQ(report["candidates"][1]["recipe"], "k-major-operand") << report["candidates"][1].dump(2);
+}
+
+}  // namespace
+}  // namespace tdx

@@ -34,6 +34,11 @@ namespace {
 constexpr Level kEscalation[] = {Level::L1, Level::L2, Level::L3};
 static_assert(std::size(kEscalation) == kEscalationSteps);
 
+// Findings this sure are confirmed by the compiler itself (its own remark, or a what-if recompile
+// that removed the structure): they join the first expansion, whatever their level. The others
+// wait until the search plateaus at the levels below.
+constexpr double kConfirmed = 0.9;
+
 double priority(const Finding& f) { return f.confidence * f.estimated_gain.value_or(1.05); }
 
 // What a rewrite must keep, in prose (for the LLM; recipes keep it by construction).
@@ -337,7 +342,7 @@ Expected<void> Search::expand(size_t index) {
     for (const auto& ctx : session->contexts()) {
       std::vector<Finding> findings;
       for (const auto& f : r_.nodes[index].findings)
-        if (f.kernel == ctx.kernel_name() && f.level <= up_to) findings.push_back(f);
+        if (f.kernel == ctx.kernel_name() && (f.level <= up_to || f.confidence >= kConfirmed)) findings.push_back(f);
       std::stable_sort(findings.begin(), findings.end(),
                        [](const Finding& a, const Finding& b) { return priority(a) > priority(b); });
       RecipeRewriter recipes(recipes_);
