@@ -21,7 +21,7 @@ Runner add_optimize_command(CLI::App& app) {
   cmd->add_option("--gpu", *gpu, "Measure correctness and timing on the GPU: auto (if one is visible), on, off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
   cmd->add_option("--max-candidates", o->max_candidates, "Candidates to evaluate at most")->check(CLI::Range(0, 10000));
-  cmd->add_option("--max-seconds", o->max_seconds, "Wall-time budget of the search")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-seconds", o->max_seconds, "Wall-time budget of the search (time waiting for a GPU that other bench workers hold is not counted)")->check(CLI::PositiveNumber);
   cmd->add_option("--max-depth", o->max_depth, "Rewrites stacked on the original at most")->check(CLI::Range(1, 64));
   cmd->add_option("--min-gain", o->min_gain, "A child must beat its parent by this fraction")->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--no-profile", [o](int64_t) { o->profile = false; },
