@@ -118,6 +118,10 @@ KernelView::KernelView(const KernelContext& ctx) : ctx_(&ctx) {
 
 std::string KernelView::text(const PyNode& node) const { return ctx_->task ? node_text(node, ctx_->task->lines) : std::string(); }
 
+bool KernelView::binds(std::string_view name) const {
+  return is_param(name) || !definitions(name).empty() || !uses(name).empty();
+}
+
 bool KernelView::is_param(std::string_view name) const {
   if (kernel_info_)
     for (const auto& p : kernel_info_->params)

@@ -50,6 +50,8 @@ class KernelView {
 
   // --- parameters -----------------------------------------------------------------------
   bool is_param(std::string_view name) const;
+  // Is `name` a parameter, assigned, or read in the kernel (taken for a new name)?
+  bool binds(std::string_view name) const;
   const KernelParam* param_info(std::string_view name) const;  // from the task's kernel list
   std::string signature(std::string_view name) const;  // "*fp32", "i32", "constexpr", "" if unknown
   bool is_pointer_param(std::string_view name) const { return signature(name).starts_with("*"); }

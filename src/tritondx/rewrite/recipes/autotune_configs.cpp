@@ -65,10 +65,7 @@ Expected<std::vector<TextEdit>> AutotuneConfigsRecipe::edits(const RecipeInput& 
 
   // The grid: a tuple (inline or assigned once); the dimensions counting blocks must be
   // triton.cdiv(n, FROM), which become triton.cdiv(n, meta["NAME"]).
-  const PyNode* grid = site.grid;
-  if (grid->type == "Name")
-    if (const PyNode* def = launch_util::single_assignment(*site.enclosing, grid->str_field("id")))
-      grid = def->child("value");
+  const PyNode* grid = launch_util::grid_expression(site);
   if (!grid || (grid->type != "Tuple" && grid->type != "List"))
     return fail(Stage::Rewrite, "the grid is not a tuple the recipe can turn into a lambda", site.call->line);
   std::set<int> axes = launch_util::scaled_axes(view, name);

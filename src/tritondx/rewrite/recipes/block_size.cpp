@@ -356,11 +356,8 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
   const KernelInfo* info = ctx.task->kernel(ctx.kernel_name());
 
   // The grid's elements (a tuple, a name bound to one, or a lambda meta: (...)).
-  const PyNode* grid = site.grid;
+  const PyNode* grid = launch_util::grid_expression(site);
   std::string meta;
-  if (grid->type == "Name")
-    if (const PyNode* def = launch_util::single_assignment(*site.enclosing, grid->str_field("id")))
-      grid = def->child("value");
   if (grid && grid->type == "Lambda") {
     if (const PyNode* args = grid->child("args"))
       if (const PyNode* a = args->child("args", 0)) meta = a->str_field("arg");

@@ -121,7 +121,7 @@ Expected<std::vector<TextEdit>> GroupProgramOrderRecipe::edits(const RecipeInput
       return refuse("the kernel already uses the name num_pid_m for something else");
   }
   for (const auto& n : fresh)
-    if (!view.definitions(n).empty() || !view.uses(n).empty() || view.is_param(n))
+    if (view.binds(n))
       return refuse(fmt::format("the kernel already uses the name {}", n));
   auto group_def = recipe_util::define_module_constexpr(ctx, "GROUP_SIZE_M", std::to_string(group));
   if (!group_def || view.is_param("GROUP_SIZE_M")) return refuse("the module already binds GROUP_SIZE_M");

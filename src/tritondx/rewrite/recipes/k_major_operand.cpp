@@ -37,8 +37,6 @@ class KMajorOperandRecipe final : public Recipe {
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };
 
-bool is_name(const PyNode* n, const std::string& id) { return n && n->type == "Name" && n->str_field("id") == id; }
-
 Expected<std::vector<TextEdit>> KMajorOperandRecipe::edits(const RecipeInput& in) const {
   const auto& ctx = in.ctx;
   const int line = in.proposal.params.value("line", in.finding.loc.line);
@@ -76,7 +74,7 @@ Expected<std::vector<TextEdit>> KMajorOperandRecipe::edits(const RecipeInput& in
   std::string failure;
   const auto params = stmt_util::kernel_params(ctx);
   PyModule::walk(*site.call, [&](const PyNode& n) {
-    if (!failure.empty() || !is_name(&n, tensor) || &n == passed) return;
+    if (!failure.empty() || !recipe_util::is_name(&n, tensor) || &n == passed) return;
     const PyNode* parent = n.parent;
     std::string attr = parent && parent->type == "Attribute" ? parent->str_field("attr") : "";
     if (attr == "shape" || attr == "dtype" || attr == "device") return;
@@ -99,16 +97,16 @@ Expected<std::vector<TextEdit>> KMajorOperandRecipe::edits(const RecipeInput& in
   if (strides.size() < 2)
     return refuse(fmt::format("the launch passes {} stride(s) of `{}`: the kernel assumes a layout", strides.size(), tensor));
   for (const auto& [d, p] : strides)
-    if (!view.flows_from(*pointer, [&](const PyNode& n) { return is_name(&n, p); }))
+    if (!view.flows_from(*pointer, [&](const PyNode& n) { return recipe_util::is_name(&n, p); }))
       return refuse(fmt::format("the operand's address does not use {} (`{}.stride({})`)", p, tensor, d));
 
-  const PyNode* stmt = launch_util::top_level_statement(*site.enclosing, *site.call);
-  if (!stmt) return refuse("the launch call is not a top-level statement of the launch function");
+  const PyNode* stmt = launch_util::enclosing_statement(*site.call);
+  if (!stmt || stmt->parent != site.enclosing) return refuse("the launch call is not a top-level statement of the launch function");
   const std::string copy = operand == 1 ? fmt::format("{0}.transpose(-1, -2).contiguous().transpose(-1, -2)", tensor)
                                         : fmt::format("{}.contiguous()", tensor);
   return std::vector<TextEdit>{TextEdit::insert_lines(
       stmt->line, fmt::format("{0}{1} = {2}  # K-major copy: wgmma reads it without a transpose\n",
-                              launch_util::indent_of(*stmt), tensor, copy))};
+                              indentation_of(ctx.task->source, stmt->line), tensor, copy))};
 }
 
 }  // namespace

@@ -175,12 +175,16 @@ int def_header_end(const PyNode& function) {
   return first ? first->line - 1 : function.line;
 }
 
-const PyNode* top_level_statement(const PyNode& function, const PyNode& node) {
-  for (const PyNode* s : function.children_in("body"))
-    if (s->line <= node.line && node.end_line <= s->end_line) return s;
-  return nullptr;
+const PyNode* enclosing_statement(const PyNode& node) {
+  const PyNode* stmt = &node;
+  while (stmt && stmt->field != "body" && stmt->field != "orelse") stmt = stmt->parent;
+  return stmt;
 }
 
-std::string indent_of(const PyNode& stmt) { return std::string(static_cast<size_t>(std::max(stmt.col - 1, 0)), ' '); }
+const PyNode* grid_expression(const LaunchSite& site) {
+  if (site.grid && site.grid->type == "Name")
+    if (const PyNode* def = single_assignment(*site.enclosing, site.grid->str_field("id"))) return def->child("value");
+  return site.grid;
+}
 
 }  // namespace tdx::launch_util

@@ -58,10 +58,11 @@ Expected<TextEdit> append_constexpr_param(const KernelContext& ctx, const std::s
 // same refusal; one edit, so several parameters keep their order.
 Expected<TextEdit> append_params(const KernelContext& ctx, const std::string& declarations, int line_for_errors);
 
-// The statement of `function`'s body (top level) that contains `node`, or nullptr.
-const PyNode* top_level_statement(const PyNode& function, const PyNode& node);
-// The blanks that indent a statement.
-std::string indent_of(const PyNode& stmt);
+// The statement (an element of a body or orelse list) that contains `node`, or nullptr.
+const PyNode* enclosing_statement(const PyNode& node);
+
+// The grid expression: for a name, the value of its single assignment in the launch function.
+const PyNode* grid_expression(const LaunchSite& site);
 
 // The last line of a kernel's header (the `def ...:` line, which may span several lines).
 int def_header_end(const PyNode& function);

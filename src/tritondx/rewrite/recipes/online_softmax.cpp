@@ -130,7 +130,7 @@ Expected<std::vector<TextEdit>> OnlineSoftmaxRecipe::edits(const RecipeInput& in
     if (!sum_init) return refuse(fmt::format("{} does not start at 0.0 before the sum pass", s_name));
     const std::string m_new = m + "_new", m_safe = m + "_safe";
     for (const auto& fresh : {m_new, m_safe})
-      if (!view.definitions(fresh).empty() || !view.uses(fresh).empty() || view.is_param(fresh))
+      if (view.binds(fresh))
         return refuse(fmt::format("the kernel already uses the name {}", fresh));
 
     // The fused loop: pass a's header, index and load, then the online update.

@@ -43,11 +43,7 @@ Expected<std::vector<TextEdit>> edits(const KernelContext& ctx, const Request& r
 
   // The parameter that receives the grid's size along that axis bounds the new indices.
   auto site = TDX_TRY(launch_util::find_launch(ctx, line));
-  const PyNode* grid = site.grid;
-  if (grid && grid->type == "Name") {
-    const PyNode* assign = launch_util::single_assignment(*site.enclosing, grid->str_field("id"));
-    grid = assign ? assign->child("value") : nullptr;
-  }
+  const PyNode* grid = launch_util::grid_expression(site);
   if (grid && grid->type != "Tuple") grid = nullptr;
   auto dims = grid ? grid->children_in("elts") : std::vector<const PyNode*>{};
   if (static_cast<int>(dims.size()) <= r.axis) return refuse("the grid is not a tuple written at the launch");
@@ -69,7 +65,7 @@ Expected<std::vector<TextEdit>> edits(const KernelContext& ctx, const Request& r
   if (!stmt_util::imports_triton(ctx)) return refuse("the module does not import triton (for triton.cdiv)");
   for (const char* name : {kTileRows, add_bound ? kRowBound : ""}) {
     if (!*name) continue;
-    if (view.is_param(name) || !view.definitions(name).empty() || !view.uses(name).empty())
+    if (view.binds(name))
       return refuse(fmt::format("the kernel already uses the name {}", name));
   }
 

@@ -24,6 +24,10 @@ std::string squash(std::string s) {
   return s;
 }
 
+bool is_name(const PyNode* node, std::string_view id) {
+  return node && node->type == "Name" && node->str_field("id") == id;
+}
+
 std::string assigned_name(const PyNode& stmt) {
   auto t = stmt.children_in("targets");
   return stmt.type == "Assign" && t.size() == 1 && t[0]->type == "Name" ? t[0]->str_field("id") : std::string();

@@ -18,6 +18,8 @@ std::vector<const PyNode*> kernel_calls_on_line(const KernelContext& ctx, std::i
 std::string text(const KernelContext& ctx, const PyNode& node);
 // Source text without blanks, tabs and newlines, for comparing two spellings of one expression.
 std::string squash(std::string s);
+// Is the node the name `id`?
+bool is_name(const PyNode* node, std::string_view id);
 // The name a plain `name = ...` statement assigns, else "".
 std::string assigned_name(const PyNode& stmt);
 // The constant axis of a tl.program_id(axis) / tl.num_programs(axis) call, else -1.

@@ -41,8 +41,6 @@ class ReorderTileRecipe final : public Recipe {
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };
 
-bool is_name(const PyNode* n, std::string_view name) { return n && n->type == "Name" && n->str_field("id") == name; }
-
 // Does the address expression add `name` itself, or `name` times a stride that is 1 in this launch?
 bool indexes_contiguously(const KernelView& view, const PyNode& expr, const std::string& name) {
   bool found = false;
@@ -52,9 +50,9 @@ bool indexes_contiguously(const KernelView& view, const PyNode& expr, const std:
     const PyNode* l = n.child("left");
     const PyNode* r = n.child("right");
     if (!l || !r) return;
-    if (op == "Add" && (is_name(l, name) || is_name(r, name))) found = true;
+    if (op == "Add" && (recipe_util::is_name(l, name) || recipe_util::is_name(r, name))) found = true;
     if (op == "Mult") {
-      const PyNode* other = is_name(l, name) ? r : is_name(r, name) ? l : nullptr;
+      const PyNode* other = recipe_util::is_name(l, name) ? r : recipe_util::is_name(r, name) ? l : nullptr;
       if (other && view.value(*other) == 1) found = true;
     }
   });

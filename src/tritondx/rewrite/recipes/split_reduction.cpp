@@ -180,11 +180,7 @@ Expected<std::vector<TextEdit>> SplitReductionRecipe::edits(const RecipeInput& i
 
   // The launch: a one-dimensional tuple grid and a fresh output tensor.
   auto site = TDX_TRY(launch_util::find_launch(ctx, line));
-  const PyNode* grid = site.grid;
-  if (grid && grid->type == "Name") {
-    const PyNode* assign = launch_util::single_assignment(*site.enclosing, grid->str_field("id"));
-    grid = assign ? assign->child("value") : nullptr;
-  }
+  const PyNode* grid = launch_util::grid_expression(site);
   if (!grid || grid->type != "Tuple" || grid->children_in("elts").size() != 1)
     return refuse("the grid is not a one-dimensional tuple written at the launch");
   const PyNode* out_arg = launch_util::passed_argument(ctx, *site.call, out_param);
@@ -196,13 +192,12 @@ Expected<std::vector<TextEdit>> SplitReductionRecipe::edits(const RecipeInput& i
   if (alloc_name != "torch.empty" && alloc_name != "torch.zeros" && alloc_name != "torch.empty_like" &&
       alloc_name != "torch.zeros_like")
     return refuse(fmt::format("`{}` is not a fresh tensor made in the launch function (torch.empty/zeros)", out));
-  const PyNode* launch_stmt = launch_util::top_level_statement(*site.enclosing, *site.call);
-  if (!launch_stmt) return refuse("the launch call is not a statement of the launch function");
+  const PyNode* launch_stmt = launch_util::enclosing_statement(*site.call);
+  if (!launch_stmt || launch_stmt->parent != site.enclosing)
+    return refuse("the launch call is not a statement of the launch function");
   if (!stmt_util::imports_triton(ctx)) return refuse("the module does not import triton");
-  for (const char* name : {kSplit, kStride}) {
-    if (view.is_param(name) || !view.definitions(name).empty() || !view.uses(name).empty())
-      return refuse(fmt::format("the kernel already uses the name {}", name));
-  }
+  for (const char* name : {kSplit, kStride, "split_chunk", "split_start"})
+    if (view.binds(name)) return refuse(fmt::format("the kernel already uses the name {}", name));
   const std::string combine = ctx.kernel_name() + "_split_sum";
   std::string module_text = ctx.task->source;
   if (module_text.find(combine) != std::string::npos || module_text.find(kPartials) != std::string::npos)
@@ -210,7 +205,7 @@ Expected<std::vector<TextEdit>> SplitReductionRecipe::edits(const RecipeInput& i
 
   std::vector<TextEdit> edits;
   const std::string end_text = recipe_util::text(ctx, *end), step_text = recipe_util::text(ctx, *step);
-  const std::string ind = launch_util::indent_of(*loop);
+  const std::string ind = indentation_of(ctx.task->source, loop->line);
   edits.push_back(TextEdit::insert_lines(
       loop->line,
       fmt::format("{0}split_chunk = {1}.cdiv({1}.cdiv({2}, {3}), {4}) * {4}\n"
@@ -218,8 +213,6 @@ Expected<std::vector<TextEdit>> SplitReductionRecipe::edits(const RecipeInput& i
                   ind, tl, end_text, kSplit, step_text)));
   edits.push_back(TextEdit::replace(*start, "split_start"));
   edits.push_back(TextEdit::replace(*end, fmt::format("{}.minimum(split_start + split_chunk, {})", tl, end_text)));
-  if (view.uses("split_chunk").size() || view.uses("split_start").size() || view.definitions("split_chunk").size())
-    return refuse("the kernel already uses the name split_chunk or split_start");
   const std::string ptr_text = recipe_util::text(ctx, *pointer);
   edits.push_back(TextEdit::replace(*pointer, fmt::format("{} + {}.program_id(1) * {}", ptr_text, tl, kStride)));
   edits.push_back(TDX_TRY(launch_util::append_params(ctx, fmt::format("{}, {}: {}.constexpr", kStride, kSplit, tl), line)));
@@ -244,7 +237,7 @@ Expected<std::vector<TextEdit>> SplitReductionRecipe::edits(const RecipeInput& i
   edits.push_back(TextEdit::replace(*grid, fmt::format("({}, {})", recipe_util::text(ctx, *dim0), split)));
   edits.push_back(TextEdit::replace(*out_arg, kPartials));
   edits.push_back(launch_util::set_keyword(*site.call, kStride, fmt::format("{}.numel(), {}={}", out, kSplit, split)));
-  const std::string lind = launch_util::indent_of(*launch_stmt);
+  const std::string lind = indentation_of(ctx.task->source, launch_stmt->line);
   edits.push_back(TextEdit::insert_lines(
       launch_stmt->line,
       fmt::format("{0}{1} = torch.empty(({2}, {3}.numel()), device={3}.device, dtype=torch.float32)\n", lind, kPartials,
