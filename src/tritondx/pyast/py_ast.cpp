@@ -107,6 +107,12 @@ const PyNode* PyModule::enclosing_loop(const PyNode& node) {
   return nullptr;
 }
 
+const PyNode* PyModule::enclosing_statement(const PyNode& node) {
+  const PyNode* stmt = &node;
+  while (stmt && stmt->field != "body" && stmt->field != "orelse") stmt = stmt->parent;
+  return stmt;
+}
+
 bool PyModule::inside(const PyNode& node, const PyNode& ancestor) {
   for (const PyNode* p = &node; p; p = p->parent)
     if (p == &ancestor) return true;

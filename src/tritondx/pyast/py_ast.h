@@ -54,6 +54,9 @@ class PyModule {
   static std::vector<const PyNode*> calls(const PyNode& from, std::initializer_list<std::string_view> names);
   // The innermost For/While loop enclosing `node` (within its function), or nullptr.
   static const PyNode* enclosing_loop(const PyNode& node);
+  // The statement holding `node` (the node itself, or the ancestor stored in a body/orelse
+  // list), or nullptr.
+  static const PyNode* enclosing_statement(const PyNode& node);
   // Is `node` (or one of its ancestors) `ancestor`?
   static bool inside(const PyNode& node, const PyNode& ancestor);
   // Every identifier a node reads (Name nodes in Load context).

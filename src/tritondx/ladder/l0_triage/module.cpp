@@ -17,6 +17,7 @@ void register_l0_rules(RuleRegistry& registry) {
   registry.add(make_one_program_per_element_rule());          // l0-one-program-per-element
   registry.add(make_redundant_load_rule());                   // l0-redundant-load
   registry.add(make_scalar_python_loop_rule());               // l0-scalar-python-loop
+  registry.add(make_separate_max_argmax_rule());              // l0-separate-max-argmax
   registry.add(make_serial_loop_small_grid_rule());           // l0-serial-loop-small-grid
   registry.add(make_tiny_block_rule());                       // l0-tiny-block
   registry.add(make_ungrouped_tile_order_rule());             // l0-ungrouped-tile-order

@@ -209,7 +209,7 @@ Expected<std::vector<TextEdit>> EvenShapeRecipe::edits(const RecipeInput& in) co
   }
   edits.push_back(TDX_TRY(launch_util::append_constexpr_param(ctx, flag, line)));
   // The launch passes the flag; a long condition gets its own line before the call.
-  const PyNode* call_stmt = launch_util::enclosing_statement(*site.call);
+  const PyNode* call_stmt = PyModule::enclosing_statement(*site.call);
   size_t call_line_length = ctx.task->line(site.call->end_line).size() + flag.size() + condition.size() + 3;
   if (call_line_length > 110 && call_stmt) {
     std::string local = flag;

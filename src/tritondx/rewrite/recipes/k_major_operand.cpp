@@ -100,7 +100,7 @@ Expected<std::vector<TextEdit>> KMajorOperandRecipe::edits(const RecipeInput& in
     if (!view.flows_from(*pointer, [&](const PyNode& n) { return recipe_util::is_name(&n, p); }))
       return refuse(fmt::format("the operand's address does not use {} (`{}.stride({})`)", p, tensor, d));
 
-  const PyNode* stmt = launch_util::enclosing_statement(*site.call);
+  const PyNode* stmt = PyModule::enclosing_statement(*site.call);
   if (!stmt || stmt->parent != site.enclosing) return refuse("the launch call is not a top-level statement of the launch function");
   const std::string copy = operand == 1 ? fmt::format("{0}.transpose(-1, -2).contiguous().transpose(-1, -2)", tensor)
                                         : fmt::format("{}.contiguous()", tensor);

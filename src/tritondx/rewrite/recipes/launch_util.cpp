@@ -175,12 +175,6 @@ int def_header_end(const PyNode& function) {
   return first ? first->line - 1 : function.line;
 }
 
-const PyNode* enclosing_statement(const PyNode& node) {
-  const PyNode* stmt = &node;
-  while (stmt && stmt->field != "body" && stmt->field != "orelse") stmt = stmt->parent;
-  return stmt;
-}
-
 const PyNode* grid_expression(const LaunchSite& site) {
   if (site.grid && site.grid->type == "Name")
     if (const PyNode* def = single_assignment(*site.enclosing, site.grid->str_field("id"))) return def->child("value");

@@ -58,9 +58,6 @@ Expected<TextEdit> append_constexpr_param(const KernelContext& ctx, const std::s
 // same refusal; one edit, so several parameters keep their order.
 Expected<TextEdit> append_params(const KernelContext& ctx, const std::string& declarations, int line_for_errors);
 
-// The statement (an element of a body or orelse list) that contains `node`, or nullptr.
-const PyNode* enclosing_statement(const PyNode& node);
-
 // The grid expression: for a name, the value of its single assignment in the launch function.
 const PyNode* grid_expression(const LaunchSite& site);
 

@@ -192,7 +192,7 @@ Expected<std::vector<TextEdit>> SplitReductionRecipe::edits(const RecipeInput& i
   if (alloc_name != "torch.empty" && alloc_name != "torch.zeros" && alloc_name != "torch.empty_like" &&
       alloc_name != "torch.zeros_like")
     return refuse(fmt::format("`{}` is not a fresh tensor made in the launch function (torch.empty/zeros)", out));
-  const PyNode* launch_stmt = launch_util::enclosing_statement(*site.call);
+  const PyNode* launch_stmt = PyModule::enclosing_statement(*site.call);
   if (!launch_stmt || launch_stmt->parent != site.enclosing)
     return refuse("the launch call is not a statement of the launch function");
   if (!stmt_util::imports_triton(ctx)) return refuse("the module does not import triton");
