@@ -19,6 +19,7 @@ void register_l0_rules(RuleRegistry& registry) {
   registry.add(make_scalar_python_loop_rule());               // l0-scalar-python-loop
   registry.add(make_separate_max_argmax_rule());              // l0-separate-max-argmax
   registry.add(make_serial_loop_small_grid_rule());           // l0-serial-loop-small-grid
+  registry.add(make_short_row_per_program_rule());            // l0-short-row-per-program
   registry.add(make_tiny_block_rule());                       // l0-tiny-block
   registry.add(make_ungrouped_tile_order_rule());             // l0-ungrouped-tile-order
   registry.add(make_fully_masked_iterations_rule());          // l0-fully-masked-iterations

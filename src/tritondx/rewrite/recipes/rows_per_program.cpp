@@ -34,7 +34,8 @@ class RowsPerProgramRecipe final : public Recipe {
            "extent; that grid dimension becomes triton.cdiv(extent, TILE_ROWS). Refuses loops, "
            "branches, reductions and reshapes (their shapes would change meaning), a program id used "
            "elsewhere, a 2-D access, a grid of fewer than 2 x TILE_ROWS programs, and positional masks. "
-           "Proposed by l2-replicated-loads for a 1-D load smaller than the program's threads.";
+           "Proposed by l0-short-row-per-program, and by l2-replicated-loads for a 1-D load smaller than "
+           "the program's threads.";
   }
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };

@@ -65,7 +65,7 @@ def launch(q, cos, sin):
     rotary_kernel[(B * S * H,)](q, cos, sin, out, S, H, half,
                                 q.stride(0), q.stride(1), q.stride(2),
                                 out.stride(0), out.stride(1), out.stride(2), cos.stride(0),
-                                BLOCK=BLOCK, EVEN_HALF=half % BLOCK == 0, num_warps=2)
+                                BLOCK=BLOCK, num_warps=1, EVEN_HALF=half % BLOCK == 0)
     return out
 
 

@@ -28,8 +28,8 @@ def argmax_rows_kernel(x_ptr, out_ptr, n_cols, stride_x, BLOCK: tl.constexpr):
     for start in range(0, n_cols, BLOCK):
         cols = start + tl.arange(0, BLOCK)
         x = tl.load(x_row + cols, mask=cols < n_cols, other=-float("inf"))
-        chunk_max = tl.max(x, axis=0)
-        chunk_idx = start + tl.argmax(x, axis=0)
+        chunk_max, x_argmax = tl.max(x, axis=0, return_indices=True)
+        chunk_idx = start + x_argmax
         take = chunk_max > best_val
         best_idx = tl.where(take, chunk_idx, best_idx)
         best_val = tl.where(take, chunk_max, best_val)
@@ -39,7 +39,7 @@ def argmax_rows_kernel(x_ptr, out_ptr, n_cols, stride_x, BLOCK: tl.constexpr):
 def launch(x):
     rows, cols = x.shape
     out = torch.empty((rows,), device=x.device, dtype=torch.int64)
-    argmax_rows_kernel[(rows,)](x, out, cols, x.stride(0), BLOCK=2048)
+    argmax_rows_kernel[(rows,)](x, out, cols, x.stride(0), BLOCK=1024)
     return out
 
 

@@ -20,13 +20,15 @@ import triton.language as tl
 
 
 @triton.jit
-def topk_rows_kernel(x_ptr, out_ptr, n_cols, stride_x, stride_out, K: tl.constexpr, BLOCK: tl.constexpr):
+def topk_rows_kernel(x_ptr, out_ptr, n_cols, stride_x, stride_out, K: tl.constexpr, BLOCK: tl.constexpr, EVEN_N_COLS: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + row * stride_x + cols, mask=cols < n_cols, other=-float("inf"))
+    if EVEN_N_COLS:
+        x = tl.load(x_ptr + row * stride_x + cols)
+    else:
+        x = tl.load(x_ptr + row * stride_x + cols, mask=cols < n_cols, other=-float("inf"))
     for k in range(K):
-        m = tl.max(x, axis=0)
-        i = tl.argmax(x, axis=0)
+        m, i = tl.max(x, axis=0, return_indices=True)
         tl.store(out_ptr + row * stride_out + k, m)
         x = tl.where(cols == i, -float("inf"), x)
 
@@ -36,7 +38,8 @@ def launch(x):
     K = 8
     out = torch.empty((rows, K), device=x.device, dtype=x.dtype)
     BLOCK = triton.next_power_of_2(cols)
-    topk_rows_kernel[(rows,)](x, out, cols, x.stride(0), out.stride(0), K=K, BLOCK=BLOCK, num_warps=2, num_stages=2)
+    even_n_cols = cols % BLOCK == 0
+    topk_rows_kernel[(rows,)](x, out, cols, x.stride(0), out.stride(0), K=K, BLOCK=BLOCK, EVEN_N_COLS=even_n_cols, num_warps=2)
     return out
 
 
