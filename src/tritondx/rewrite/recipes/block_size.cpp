@@ -345,6 +345,23 @@ struct GridRewriter {
   }
 };
 
+// `NAME = <int>` at the top of the module, the only assignment of NAME anywhere, read by the
+// launch function and by no other function (a kernel reading it as a global would change too).
+const PyNode* module_constant(const KernelContext& ctx, const PyNode& launch_function, const std::string& name) {
+  if (!ctx.ast) return nullptr;
+  const PyNode& root = ctx.ast->root();
+  const PyNode* def = launch_util::single_assignment(root, name);
+  if (!def || def->parent != &root) return nullptr;
+  for (const PyNode* f : root.children_in("body")) {
+    if (f->type != "FunctionDef" || f == &launch_function || !PyModule::names_read(*f).count(name)) continue;
+    bool parameter = false;  // a kernel's own `BLOCK: tl.constexpr` shadows the global
+    if (const PyNode* args = f->child("args"))
+      for (const PyNode* a : args->children_in("args")) parameter |= a->str_field("arg") == name;
+    if (!parameter) return nullptr;
+  }
+  return def;
+}
+
 Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) const {
   const KernelContext& ctx = in.ctx;
   int line = in.finding.loc.line;
@@ -394,6 +411,7 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
     } else if (arg->type == "Name") {
       launch_var = arg->str_field("id");
       const PyNode* def = launch_util::single_assignment(*site.enclosing, launch_var);
+      if (!def) def = module_constant(ctx, *site.enclosing, launch_var);
       const PyNode* value = def ? def->child("value") : nullptr;
       if (!value || int_constant(*value) != c.from)
         return fail(Stage::Rewrite,
