@@ -25,8 +25,8 @@ import triton.language as tl
 @triton.jit
 def rotary_kernel(q_ptr, cos_ptr, sin_ptr, out_ptr, S, H, half,
                   stride_qb, stride_qs, stride_qh, stride_ob, stride_os, stride_oh, stride_cs,
-                  BLOCK: tl.constexpr, EVEN_HALF: tl.constexpr):
-    pid = tl.program_id(0)
+                  BLOCK: tl.constexpr, n_grid_rows, TILE_ROWS: tl.constexpr):
+    pid = tl.program_id(0) * TILE_ROWS + tl.arange(0, TILE_ROWS)[:, None]
     h = pid % H
     s = (pid // H) % S
     b = pid // (H * S)
@@ -35,26 +35,15 @@ def rotary_kernel(q_ptr, cos_ptr, sin_ptr, out_ptr, S, H, half,
 
     q_row = q_ptr + b * stride_qb + s * stride_qs + h * stride_qh
     out_row = out_ptr + b * stride_ob + s * stride_os + h * stride_oh
-    if EVEN_HALF:
-        x1 = tl.load(q_row + offs).to(tl.float32)
-        x2 = tl.load(q_row + half + offs).to(tl.float32)
-        cos = tl.load(cos_ptr + s * stride_cs + offs).to(tl.float32)
-        sin = tl.load(sin_ptr + s * stride_cs + offs).to(tl.float32)
+    x1 = tl.load(q_row + offs, mask=mask & (pid < n_grid_rows), other=0.0).to(tl.float32)
+    x2 = tl.load(q_row + half + offs, mask=mask & (pid < n_grid_rows), other=0.0).to(tl.float32)
+    cos = tl.load(cos_ptr + s * stride_cs + offs, mask=mask & (pid < n_grid_rows), other=0.0).to(tl.float32)
+    sin = tl.load(sin_ptr + s * stride_cs + offs, mask=mask & (pid < n_grid_rows), other=0.0).to(tl.float32)
 
-        o1 = x1 * cos - x2 * sin
-        o2 = x2 * cos + x1 * sin
-        tl.store(out_row + offs, o1.to(out_ptr.dtype.element_ty))
-        tl.store(out_row + half + offs, o2.to(out_ptr.dtype.element_ty))
-    else:
-        x1 = tl.load(q_row + offs, mask=mask, other=0.0).to(tl.float32)
-        x2 = tl.load(q_row + half + offs, mask=mask, other=0.0).to(tl.float32)
-        cos = tl.load(cos_ptr + s * stride_cs + offs, mask=mask, other=0.0).to(tl.float32)
-        sin = tl.load(sin_ptr + s * stride_cs + offs, mask=mask, other=0.0).to(tl.float32)
-
-        o1 = x1 * cos - x2 * sin
-        o2 = x2 * cos + x1 * sin
-        tl.store(out_row + offs, o1.to(out_ptr.dtype.element_ty), mask=mask)
-        tl.store(out_row + half + offs, o2.to(out_ptr.dtype.element_ty), mask=mask)
+    o1 = x1 * cos - x2 * sin
+    o2 = x2 * cos + x1 * sin
+    tl.store(out_row + offs, o1.to(out_ptr.dtype.element_ty), mask=mask & (pid < n_grid_rows))
+    tl.store(out_row + half + offs, o2.to(out_ptr.dtype.element_ty), mask=mask & (pid < n_grid_rows))
 
 
 def launch(q, cos, sin):
@@ -62,10 +51,10 @@ def launch(q, cos, sin):
     half = D // 2
     out = torch.empty_like(q)
     BLOCK = triton.next_power_of_2(half)
-    rotary_kernel[(B * S * H,)](q, cos, sin, out, S, H, half,
+    rotary_kernel[(triton.cdiv(B * S * H, 32),)](q, cos, sin, out, S, H, half,
                                 q.stride(0), q.stride(1), q.stride(2),
                                 out.stride(0), out.stride(1), out.stride(2), cos.stride(0),
-                                BLOCK=BLOCK, num_warps=1, EVEN_HALF=half % BLOCK == 0)
+                                BLOCK=BLOCK, n_grid_rows=B * S * H, TILE_ROWS=32)
     return out
 
 

@@ -24,7 +24,7 @@ import triton.language as tl
 @triton.jit
 def rotary_interleaved_kernel(q_ptr, cos_ptr, sin_ptr, out_ptr, S, H, half,
                               stride_qb, stride_qs, stride_qh, stride_ob, stride_os, stride_oh, stride_cs,
-                              BLOCK: tl.constexpr):
+                              BLOCK: tl.constexpr, EVEN_HALF: tl.constexpr):
     pid = tl.program_id(0)
     h = pid % H
     s = (pid // H) % S
@@ -34,15 +34,26 @@ def rotary_interleaved_kernel(q_ptr, cos_ptr, sin_ptr, out_ptr, S, H, half,
 
     q_row = q_ptr + b * stride_qb + s * stride_qs + h * stride_qh
     out_row = out_ptr + b * stride_ob + s * stride_os + h * stride_oh
-    x0 = tl.load(q_row + 2 * offs, mask=mask, other=0.0).to(tl.float32)
-    x1 = tl.load(q_row + 2 * offs + 1, mask=mask, other=0.0).to(tl.float32)
-    cos = tl.load(cos_ptr + s * stride_cs + offs, mask=mask, other=0.0).to(tl.float32)
-    sin = tl.load(sin_ptr + s * stride_cs + offs, mask=mask, other=0.0).to(tl.float32)
+    if EVEN_HALF:
+        x0 = tl.load(q_row + 2 * offs).to(tl.float32)
+        x1 = tl.load(q_row + 2 * offs + 1).to(tl.float32)
+        cos = tl.load(cos_ptr + s * stride_cs + offs).to(tl.float32)
+        sin = tl.load(sin_ptr + s * stride_cs + offs).to(tl.float32)
 
-    o0 = x0 * cos - x1 * sin
-    o1 = x1 * cos + x0 * sin
-    tl.store(out_row + 2 * offs, o0.to(out_ptr.dtype.element_ty), mask=mask)
-    tl.store(out_row + 2 * offs + 1, o1.to(out_ptr.dtype.element_ty), mask=mask)
+        o0 = x0 * cos - x1 * sin
+        o1 = x1 * cos + x0 * sin
+        tl.store(out_row + 2 * offs, o0.to(out_ptr.dtype.element_ty))
+        tl.store(out_row + 2 * offs + 1, o1.to(out_ptr.dtype.element_ty))
+    else:
+        x0 = tl.load(q_row + 2 * offs, mask=mask, other=0.0).to(tl.float32)
+        x1 = tl.load(q_row + 2 * offs + 1, mask=mask, other=0.0).to(tl.float32)
+        cos = tl.load(cos_ptr + s * stride_cs + offs, mask=mask, other=0.0).to(tl.float32)
+        sin = tl.load(sin_ptr + s * stride_cs + offs, mask=mask, other=0.0).to(tl.float32)
+
+        o0 = x0 * cos - x1 * sin
+        o1 = x1 * cos + x0 * sin
+        tl.store(out_row + 2 * offs, o0.to(out_ptr.dtype.element_ty), mask=mask)
+        tl.store(out_row + 2 * offs + 1, o1.to(out_ptr.dtype.element_ty), mask=mask)
 
 
 def launch(q, cos, sin):
@@ -53,7 +64,7 @@ def launch(q, cos, sin):
     rotary_interleaved_kernel[(B * S * H,)](q, cos, sin, out, S, H, half,
                                             q.stride(0), q.stride(1), q.stride(2),
                                             out.stride(0), out.stride(1), out.stride(2), cos.stride(0),
-                                            BLOCK=BLOCK, num_warps=1)
+                                            BLOCK=BLOCK, num_warps=1, EVEN_HALF=half % BLOCK == 0)
     return out
 
 

@@ -31,7 +31,7 @@ def block_scan_kernel(x_ptr, out_ptr, block_sums_ptr, n, BLOCK: tl.constexpr):
 def scan_block_sums_kernel(block_sums_ptr, n_blocks, BLOCK: tl.constexpr):
     # one program: in-place inclusive scan of the block totals
     carry = 0.0
-    for start in tl.range(0, n_blocks, BLOCK, num_stages=3):
+    for start in range(0, n_blocks, BLOCK):
         offs = start + tl.arange(0, BLOCK)
         mask = offs < n_blocks
         v = tl.load(block_sums_ptr + offs, mask=mask, other=0.0)
@@ -49,7 +49,7 @@ def add_back_kernel(out_ptr, scanned_sums_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, y + prefix, mask=mask)
 
 
-BLOCK = 1024
+BLOCK = 4096
 
 
 def launch(x):
@@ -57,7 +57,7 @@ def launch(x):
     out = torch.empty_like(x)
     n_blocks = triton.cdiv(n, BLOCK)
     block_sums = torch.empty(n_blocks, device=x.device, dtype=torch.float32)
-    block_scan_kernel[(n_blocks,)](x, out, block_sums, n, BLOCK=BLOCK, num_warps=8)
+    block_scan_kernel[(n_blocks,)](x, out, block_sums, n, BLOCK=BLOCK)
     scan_block_sums_kernel[(1,)](block_sums, n_blocks, BLOCK=BLOCK)
     add_back_kernel[(n_blocks,)](out, block_sums, n, BLOCK=BLOCK)
     return out
