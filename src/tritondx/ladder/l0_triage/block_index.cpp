@@ -118,6 +118,16 @@ bool indexes_contiguously(const KernelView& view, const PyNode& address, const P
   return reaches(view, address, *target, target->type == "Name" ? std::string() : view.text(*target), 0);
 }
 
+bool contiguous_along_arange(const KernelView& view, const PyNode& address) {
+  bool contiguous = false;
+  view.visit_flow(address, [&](const PyNode& n) {
+    if (n.type == "Call" && normalize_triton_name(call_name(n)) == "tl.arange")
+      contiguous = contiguous || indexes_contiguously(view, address, n);
+    return true;
+  });
+  return contiguous;
+}
+
 std::optional<long long> BlockIndex::blocks() const {
   if (block <= 0 || (start.hi - start.lo) % block != 0) return std::nullopt;
   return (start.hi - start.lo) / block + 1;

@@ -60,6 +60,10 @@ std::vector<MaskedAccess> masked_accesses(const KernelView& view);
 // no tl.max_contiguous on the way?
 bool indexes_contiguously(const KernelView& view, const PyNode& address, const PyNode& index);
 
+// Does some tl.arange that flows into `address` index it contiguously (indexes_contiguously)?
+// False for a strided row (`row + 2 * offs`) or an address built from no tl.arange.
+bool contiguous_along_arange(const KernelView& view, const PyNode& address);
+
 // The memory op moving the most elements per program (its pointer's shape).
 struct Tile {
   const PyNode* memop = nullptr;

@@ -122,6 +122,12 @@ bool KernelView::binds(std::string_view name) const {
   return is_param(name) || !definitions(name).empty() || !uses(name).empty();
 }
 
+std::string KernelView::squashed_text(const PyNode& node) const {
+  std::string s = text(node);
+  std::erase_if(s, [](char c) { return c == ' ' || c == '\n' || c == '\t'; });
+  return s;
+}
+
 bool KernelView::is_param(std::string_view name) const {
   if (kernel_info_)
     for (const auto& p : kernel_info_->params)

@@ -47,6 +47,8 @@ class KernelView {
   const PyNode& function() const { return *ctx_->function; }
   const LaunchInfo& launch() const { return *ctx_->launch; }
   std::string text(const PyNode& node) const;  // the node's source text
+  // The source text without blanks, tabs and newlines: two spellings of one expression compare equal.
+  std::string squashed_text(const PyNode& node) const;
 
   // --- parameters -----------------------------------------------------------------------
   bool is_param(std::string_view name) const;

@@ -5,14 +5,9 @@
 namespace tdx::l0 {
 namespace {
 
-std::string squash(std::string s) {
-  std::erase_if(s, [](char c) { return c == ' ' || c == '\n' || c == '\t'; });
-  return s;
-}
-
 std::string keyword_text(const KernelView& view, const PyNode& call, std::string_view name) {
   const PyNode* k = keyword(call, name);
-  return k ? squash(view.text(*k)) : "";
+  return k ? view.squashed_text(*k) : "";
 }
 
 }  // namespace
@@ -25,7 +20,7 @@ const PyNode* reduced_operand(const PyNode& call) {
 std::string reduction_axis(const KernelView& view, const PyNode& call) {
   const PyNode* a = argument(call, 1);
   if (!a) a = keyword(call, "axis");
-  return a ? squash(view.text(*a)) : "";
+  return a ? view.squashed_text(*a) : "";
 }
 
 std::vector<ReductionPair> separate_value_index_reductions(const KernelView& view) {
@@ -44,7 +39,7 @@ std::vector<ReductionPair> separate_value_index_reductions(const KernelView& vie
         const PyNode* istmt = PyModule::enclosing_statement(*i);
         if (!ioperand || !istmt || istmt == vstmt || istmt->parent != vstmt->parent || istmt->field != vstmt->field)
           continue;
-        if (squash(view.text(*operand)) != squash(view.text(*ioperand)) ||
+        if (view.squashed_text(*operand) != view.squashed_text(*ioperand) ||
             reduction_axis(view, *v) != reduction_axis(view, *i) ||
             keyword_text(view, *v, "keep_dims") != keyword_text(view, *i, "keep_dims"))
           continue;

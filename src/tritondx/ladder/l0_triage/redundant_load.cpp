@@ -21,11 +21,6 @@ class RedundantLoadRule final : public L0Rule {
   void check(const KernelContext& ctx, FindingSink& sink) const override;
 };
 
-std::string squash(std::string s) {
-  std::erase_if(s, [](char c) { return c == ' ' || c == '\n' || c == '\t'; });
-  return s;
-}
-
 bool before(const PyNode& a, const PyNode& b) { return std::tie(a.line, a.col) < std::tie(b.line, b.col); }
 
 void RedundantLoadRule::check(const KernelContext& ctx, FindingSink& sink) const {
@@ -38,7 +33,8 @@ void RedundantLoadRule::check(const KernelContext& ctx, FindingSink& sink) const
     const PyNode* p = KernelView::pointer_arg(load);
     const PyNode* m = KernelView::mask_arg(load);
     const PyNode* o = KernelView::other_arg(load);
-    return squash((p ? view.text(*p) : "") + "|" + (m ? view.text(*m) : "") + "|" + (o ? view.text(*o) : ""));
+    return (p ? view.squashed_text(*p) : "") + "|" + (m ? view.squashed_text(*m) : "") + "|" +
+           (o ? view.squashed_text(*o) : "");
   };
   std::vector<int> reported;
   for (size_t j = 0; j < loads.size(); ++j) {

@@ -68,17 +68,12 @@ void ShortRowPerProgramRule::check(const KernelContext& ctx, FindingSink& sink) 
       return;
     // A strided row (`row + 2 * offs`, an interleaved pair) stays strided in a taller tile: on the
     // H200 the interleaved rotary entry ran 3x slower with 32 rows per program.
-    const PyNode* arange = nullptr;
-    view.visit_flow(*ptr, [&](const PyNode& n) {
-      if (n.type == "Call" && normalize_triton_name(call_name(n)) == "tl.arange") arange = &n;
-      return true;
-    });
-    if (!arange || !indexes_contiguously(view, *ptr, *arange)) return;
+    if (!contiguous_along_arange(view, *ptr)) return;
     bytes += *elements * width;
     bool from_pid = view.flows_from(*ptr, [&](const PyNode& x) {
       return std::find(pids.begin(), pids.end(), &x) != pids.end();
     });
-    if (from_pid && op->type == "Call" && normalize_triton_name(call_name(*op)) == "tl.load" && !first_row_load)
+    if (from_pid && normalize_triton_name(call_name(*op)) == "tl.load" && !first_row_load)
       first_row_load = op;
   }
   if (!first_row_load || bytes == 0 || bytes > max_bytes_) return;
