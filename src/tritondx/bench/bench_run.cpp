@@ -254,8 +254,8 @@ int merge_results(const BenchRun& run, const std::vector<std::string>& dirs) {
         std::cerr << "error: " << s.error().to_string() << "\n";
         return 1;
       }
-      std::cout << fmt::format("merged {}: {} runs, {} candidates, {} findings\n", (dir / "store.sqlite").string(),
-                               s->runs, s->candidates, s->findings);
+      std::cout << fmt::format("merged {}: {} runs, {} candidates, {} findings ({} runs already held)\n",
+                               (dir / "store.sqlite").string(), s->runs, s->candidates, s->findings, s->skipped_runs);
     }
   }
   std::cout << fmt::format("{} entry results copied into {}\n", copied, out.string());

@@ -1,6 +1,8 @@
 // Merging one tritondx store into another (the stores of bench shards run on several hosts):
 // every run with its candidates, findings, evidence, measurements and LLM calls is copied,
-// ids renumbered past the destination's, so both stores' runs stay whole and resumable.
+// ids renumbered past the destination's, so both stores' runs stay whole and resumable. Runs
+// the destination already holds (same task path, source hash and start time: a common ancestor
+// of both stores, or an earlier merge) are skipped, so merging is idempotent.
 #pragma once
 
 #include <string>
@@ -11,6 +13,7 @@ namespace tdx {
 
 struct MergeStats {
   long long runs = 0, candidates = 0, findings = 0, measurements = 0, llm_calls = 0;
+  long long skipped_runs = 0;  // runs of `from` the destination already held
 };
 
 // `into` is created (as a store) if it does not exist; `from` must be a tritondx store of the
