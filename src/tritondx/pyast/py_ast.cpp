@@ -175,6 +175,11 @@ std::optional<double> number_constant(const PyNode& node) {
   return std::nullopt;
 }
 
+std::string squash_blanks(std::string s) {
+  std::erase_if(s, [](char c) { return c == ' ' || c == '\n' || c == '\t'; });
+  return s;
+}
+
 std::string node_text(const PyNode& node, const std::vector<std::string>& lines) {
   if (node.line < 1 || node.end_line > static_cast<int>(lines.size())) return {};
   if (node.line == node.end_line) {

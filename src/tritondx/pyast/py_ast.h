@@ -41,6 +41,8 @@ std::optional<long long> int_constant(const PyNode& node);
 std::optional<double> number_constant(const PyNode& node);
 // Source text of a node, from the task's lines (single or multi-line span).
 std::string node_text(const PyNode& node, const std::vector<std::string>& lines);
+// `s` without blanks, tabs and newlines, for comparing two spellings of one expression.
+std::string squash_blanks(std::string s);
 
 class PyModule {
  public:

@@ -122,11 +122,7 @@ bool KernelView::binds(std::string_view name) const {
   return is_param(name) || !definitions(name).empty() || !uses(name).empty();
 }
 
-std::string KernelView::squashed_text(const PyNode& node) const {
-  std::string s = text(node);
-  std::erase_if(s, [](char c) { return c == ' ' || c == '\n' || c == '\t'; });
-  return s;
-}
+std::string KernelView::squashed_text(const PyNode& node) const { return squash_blanks(text(node)); }
 
 bool KernelView::is_param(std::string_view name) const {
   if (kernel_info_)

@@ -13,7 +13,8 @@ class ShortRowPerProgramRule final : public L0Rule {
   std::string_view description() const override {
     return "A straight-line kernel (no loop) whose program id selects one row (`pid = tl.program_id(0)`, "
            "the row's address derived from it) and whose accesses are 1-D tiles of that short row: at "
-           "most max_bytes_per_program bytes moved per program, over at least min_programs programs. "
+           "most max_bytes_per_program bytes moved per program, over at least min_programs programs, and "
+           "every access contiguous along its tl.arange (a strided row stays strided in a taller tile). "
            "Each program then pays its launch, index arithmetic and memory latency for a few hundred "
            "bytes, and a block smaller than the program's threads leaves threads loading duplicates or "
            "idle. Giving each program several consecutive rows (rows-per-program) keeps the row's block "

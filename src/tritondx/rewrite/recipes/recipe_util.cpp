@@ -19,10 +19,7 @@ std::vector<const PyNode*> kernel_calls_on_line(const KernelContext& ctx, std::i
 
 std::string text(const KernelContext& ctx, const PyNode& node) { return node_text(node, ctx.task->lines); }
 
-std::string squash(std::string s) {
-  std::erase_if(s, [](char c) { return c == ' ' || c == '\n' || c == '\t'; });
-  return s;
-}
+std::string squash(std::string s) { return squash_blanks(std::move(s)); }
 
 bool is_name(const PyNode* node, std::string_view id) {
   return node && node->type == "Name" && node->str_field("id") == id;
