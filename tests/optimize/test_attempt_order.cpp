@@ -1,5 +1,6 @@
-// The order of a node's rewrite attempts: recipes this run measured a gain for first, then the
-// untried, then the measured losers; unchanged without measurements.
+// The order of a node's rewrite attempts: the recipes its own rewrite enables first, then
+// recipes this run measured a gain for, then the untried, then the measured losers; unchanged
+// without measurements.
 #include <gtest/gtest.h>
 
 #include "tritondx/optimize/attempt_order.h"
@@ -67,6 +68,18 @@ TEST(AttemptOrder, GainBelowTheMarginIsALoser) {
   std::vector<RewriteAttempt> attempts{attempt("hoist-load", "l0-redundant-load"),
                                        attempt("grow-block", "l0-tiny-block")};
   EXPECT_EQ(order_by_measured_gain(attempts, nodes, 0.02), (std::vector<size_t>{1, 0}));
+}
+
+// The recipes the node's own rewrite enables go first, ahead of measured winners.
+TEST(AttemptOrder, EnabledRecipesGoFirst) {
+  std::vector<SearchNode> nodes{node(1, 0, "original", "", 0.76),
+                                node(2, 1, "reduce-num-warps", "l3-vectorization-lost", 0.63),
+                                node(3, 1, "split-interleaved-pairs", "l0-interleaved-pair-access", 0.91)};
+  std::vector<RewriteAttempt> attempts{attempt("reduce-num-warps", "l3-vectorization-lost"),
+                                       attempt("even-shape-heuristic", "l0-unneeded-mask"),
+                                       attempt("rows-per-program", "l0-short-row-per-program")};
+  EXPECT_EQ(order_by_measured_gain(attempts, nodes, 0.02, {"rows-per-program"}), (std::vector<size_t>{2, 0, 1}));
+  EXPECT_EQ(order_by_measured_gain(attempts, nodes, 0.02), (std::vector<size_t>{0, 1, 2}));
 }
 
 }  // namespace

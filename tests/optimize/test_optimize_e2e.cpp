@@ -293,3 +293,39 @@ TEST(OptimizeE2E, CompilerConfirmedFindingsJoinTheFirstExpansion) {
 
 }  // namespace
 }  // namespace tdx
+
+namespace tdx {
+namespace {
+
+// split-interleaved-pairs is slower by itself (x1.2 on the stand-in, as on the H200) but enables
+// rows-per-program (x0.2 on top): its candidate is expanded next, whatever its time, and
+// rows-per-program is its first child, within a budget that ranking by time alone would spend
+// on the original's faster children.
+TEST(OptimizeE2E, AnEnablingRewriteIsExpandedNextWithTheRecipeItEnablesFirst) {
+  fs::path out = fresh_dir("enables");
+  std::vector<std::string> args{TRITONDX_BINARY, "optimize",
+                                std::string(TRITONDX_SOURCE_DIR) + "/bench/suite/rotary/rotary_embedding_interleaved.py",
+                                "--gpu", "on", "--no-profile", "--no-tune", "--max-candidates", "4",
+                                "--out", out.string()};
+  auto r = run(args, {{"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
+                      {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  const auto& candidates = report["candidates"];
+  long long split = 0;
+  size_t split_index = 0;
+  for (size_t i = 0; i < candidates.size(); ++i)
+    if (candidates[i]["recipe"] == "split-interleaved-pairs") split = candidates[i]["id"], split_index = i;
+  ASSERT_NE(split, 0) << report.dump(2);
+  // The first candidate after the original's children is the split's rows-per-program child.
+  size_t first_grandchild = 0;
+  for (size_t i = 1; i < candidates.size() && !first_grandchild; ++i)
+    if (candidates[i]["parent"] != candidates[0]["id"]) first_grandchild = i;
+  ASSERT_GT(first_grandchild, split_index) << report.dump(2);
+  EXPECT_EQ(candidates[first_grandchild]["parent"], split) << report.dump(2);
+  EXPECT_EQ(candidates[first_grandchild]["recipe"], "rows-per-program") << report.dump(2);
+  EXPECT_EQ(report["best"], candidates[first_grandchild]["id"]) << report.dump(2);
+}
+
+}  // namespace
+}  // namespace tdx

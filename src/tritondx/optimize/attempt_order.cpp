@@ -18,10 +18,15 @@ double measured_gain(const std::vector<SearchNode>& nodes, const std::string& re
 }
 
 std::vector<size_t> order_by_measured_gain(const std::vector<RewriteAttempt>& attempts,
-                                           const std::vector<SearchNode>& nodes, double min_gain) {
+                                           const std::vector<SearchNode>& nodes, double min_gain,
+                                           const std::vector<std::string_view>& enabled) {
   std::vector<std::pair<int, double>> key(attempts.size(), {1, 0.0});  // (group, -gain)
   for (size_t i = 0; i < attempts.size(); ++i) {
     const auto& a = attempts[i];
+    if (std::find(enabled.begin(), enabled.end(), a.recipe) != enabled.end()) {
+      key[i] = {-1, 0.0};
+      continue;
+    }
     if (a.targets.empty()) continue;
     double gain = measured_gain(nodes, a.recipe, a.targets.front());
     if (gain <= 0) continue;

@@ -69,6 +69,11 @@ class Search {
   Expected<size_t> evaluate_node(SearchNode node, const std::string* parent_source, bool measure);
   Expected<void> expand(size_t index);
   std::optional<size_t> next_frontier();
+  // Was the node made by a recipe whose value is in the recipes it enables?
+  bool enables_others(const SearchNode& n) const {
+    const Recipe* made = n.candidate.rewriter == "recipe" ? recipes_.find(n.candidate.recipe) : nullptr;
+    return made && !made->enables().empty();
+  }
   bool budget_left(std::string& why) const;
   size_t best_index() const;
   Expected<void> tune_launch();
@@ -252,6 +257,8 @@ std::optional<size_t> Search::next_frontier() {
       if (n.status == "rejected" || n.generation >= o_.max_depth) continue;
       if (n.expanded_level + 1 < static_cast<int>(std::size(kEscalation))) climbable = true;
       if (n.expanded_level >= static_cast<int>(escalation_)) continue;
+      // A rewrite made for others' sake (Recipe::enables) is judged by its children: expand it first.
+      if (n.expanded_level < 0 && enables_others(n)) return i;
       if (!best || better(n.score, r_.nodes[*best].score)) best = i;
     }
     if (best || !climbable || escalation_ + 1 >= std::size(kEscalation)) return best;
@@ -366,7 +373,9 @@ Expected<void> Search::expand(size_t index) {
     int fresh = 0;
     bool progressed = false;
     std::string why;
-    for (size_t ai : order_by_measured_gain(attempts, r_.nodes, o_.min_gain)) {
+    std::vector<std::string_view> enabled;
+    if (const Recipe* made = recipes_.find(r_.nodes[index].candidate.recipe)) enabled = made->enables();
+    for (size_t ai : order_by_measured_gain(attempts, r_.nodes, o_.min_gain, enabled)) {
       auto& a = attempts[ai];
       // LLM calls are stored whatever came of them (tokens were spent); tied to the candidate
       // when there is one.

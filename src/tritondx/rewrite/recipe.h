@@ -29,6 +29,10 @@ class Recipe {
   // The edits that implement the proposal on this task's source (kernel and launch function),
   // or an error (Stage::Rewrite) saying why this source cannot take it.
   virtual Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const = 0;
+  // Recipes whose preconditions this rewrite establishes, for a rewrite that may not pay by
+  // itself (split-interleaved-pairs makes a row contiguous for rows-per-program): the search
+  // expands such a candidate before others and tries these recipes on it first.
+  virtual std::vector<std::string_view> enables() const { return {}; }
 };
 
 class RecipeRegistry {

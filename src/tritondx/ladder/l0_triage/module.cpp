@@ -7,6 +7,7 @@ void register_l0_rules(RuleRegistry& registry) {
   registry.add(make_exp_instead_of_exp2_rule());              // l0-exp-instead-of-exp2
   registry.add(make_fp32_dot_rule());                         // l0-fp32-dot
   registry.add(make_int64_index_math_rule());                 // l0-int64-index-math
+  registry.add(make_interleaved_pair_access_rule());           // l0-interleaved-pair-access
   registry.add(make_load_without_other_in_reduction_rule());  // l0-load-without-other-in-reduction
   registry.add(make_mask_blocks_vectorization_rule());        // l0-mask-blocks-vectorization
   registry.add(make_masked_lanes_rule());                     // l0-masked-lanes

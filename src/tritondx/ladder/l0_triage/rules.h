@@ -22,6 +22,7 @@ std::unique_ptr<Rule> make_one_program_per_element_rule();
 std::unique_ptr<Rule> make_redundant_load_rule();
 std::unique_ptr<Rule> make_scalar_python_loop_rule();
 std::unique_ptr<Rule> make_separate_max_argmax_rule();
+std::unique_ptr<Rule> make_interleaved_pair_access_rule();
 std::unique_ptr<Rule> make_serial_loop_small_grid_rule();
 std::unique_ptr<Rule> make_short_row_per_program_rule();
 std::unique_ptr<Rule> make_tiny_block_rule();

@@ -32,17 +32,6 @@ std::string whole_assignment_target(const PyNode& stmt, const PyNode& call) {
   return recipe_util::assigned_name(stmt);
 }
 
-// The statement is alone on its lines (no `a; b`), so deleting its lines deletes only it.
-bool alone_on_lines(const KernelContext& ctx, const PyNode& stmt) {
-  const auto& lines = ctx.task->lines;
-  if (stmt.line < 1 || stmt.end_line > static_cast<int>(lines.size())) return false;
-  const std::string& first = lines[stmt.line - 1];
-  if (first.find_first_not_of(" \t") != static_cast<size_t>(stmt.col - 1)) return false;
-  std::string rest = lines[stmt.end_line - 1].substr(std::min<size_t>(stmt.end_col - 1, lines[stmt.end_line - 1].size()));
-  size_t k = rest.find_first_not_of(" \t");
-  return k == std::string::npos || rest[k] == '#';
-}
-
 bool before(int line, int col, int l2, int c2) { return std::tie(line, col) < std::tie(l2, c2); }
 
 Expected<std::vector<TextEdit>> FuseMaxArgmaxRecipe::edits(const RecipeInput& in) const {
@@ -71,7 +60,7 @@ Expected<std::vector<TextEdit>> FuseMaxArgmaxRecipe::edits(const RecipeInput& in
   // assigned between them (it would now be bound earlier).
   bool fold_later = false;
   if (std::string t = value_first ? iname : vname; !t.empty() && t != (value_first ? vname : iname) &&
-                                                    alone_on_lines(ctx, later)) {
+                                                    stmt_util::alone_on_lines(ctx, later)) {
     fold_later = true;
     for (const PyNode* u : view.uses(t))
       if (before(earlier.line, earlier.col, u->line, u->col) && before(u->line, u->col, later.line, later.col)) fold_later = false;

@@ -31,6 +31,7 @@ void register_builtin_recipes(RecipeRegistry& registry) {
   registry.add(make_causal_loop_bound_recipe());  // causal-loop-bound
   registry.add(make_online_softmax_recipe());  // online-softmax
   registry.add(make_fuse_max_argmax_recipe());  // fuse-max-argmax
+  registry.add(make_split_interleaved_pairs_recipe());  // split-interleaved-pairs
 }
 
 }  // namespace tdx

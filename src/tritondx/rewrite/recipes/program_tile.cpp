@@ -18,11 +18,10 @@ std::optional<Diagnostic> refuse_non_elementwise(const l0::KernelView& view, int
     return fail(Stage::Rewrite, blocker + " (only straight-line kernels are retiled)", line).error();
   if (stmt_util::contains_call(view.function(), {"tl.sum", "tl.max", "tl.min", "tl.argmax", "tl.argmin", "tl.reduce",
                                                  "tl.cumsum", "tl.cumprod", "tl.associative_scan", "tl.dot",
-                                                 "tl.sort", "tl.histogram", "tl.xor_sum", "tl.trans", "tl.reshape",
-                                                 "tl.view", "tl.permute", "tl.broadcast_to", "tl.expand_dims",
-                                                 "tl.join", "tl.split", "tl.atomic_add", "tl.atomic_max",
+                                                 "tl.sort", "tl.histogram", "tl.xor_sum", "tl.trans", "tl.view",
+                                                 "tl.permute", "tl.broadcast_to", "tl.expand_dims", "tl.atomic_add", "tl.atomic_max",
                                                  "tl.atomic_min", "tl.atomic_cas", "tl.atomic_xchg"}))
-    return fail(Stage::Rewrite, "the kernel reduces, reshapes or updates atomically; a second tile dimension would "
+    return fail(Stage::Rewrite, "the kernel reduces, transposes, expands or updates atomically; a second tile dimension would "
                                 "change that", line)
         .error();
   return std::nullopt;
@@ -92,6 +91,21 @@ Expected<std::vector<TextEdit>> edits(const KernelContext& ctx, const Request& r
     out.push_back(TextEdit::replace(*mask, fmt::format("{} & {}", mask->type == "Name" ? m : "(" + m + ")", guard)));
   });
   if (!failure.empty()) return refuse(failure);
+  // A reshape of a row-derived value keeps its rows apart: the tile's leading dimension goes in
+  // front of the written shape. (tl.split and tl.join work on the last dimension, unaffected.)
+  for (const PyNode* call : view.calls({"tl.reshape"})) {
+    const PyNode* input = argument(*call, 0) ? argument(*call, 0) : keyword(*call, "input");
+    const PyNode* shape = argument(*call, 1) ? argument(*call, 1) : keyword(*call, "shape");
+    const PyNode* reorder = argument(*call, 2) ? argument(*call, 2) : keyword(*call, "can_reorder");
+    if (!input || !view.flows_from(*input, [&](const PyNode& x) { return &x == r.row_value; })) continue;
+    if (reorder && !(reorder->type == "Constant" && reorder->fields.value("value", nlohmann::json()) == false))
+      return refuse(fmt::format("line {}: a reshape that may reorder elements would mix the tile's rows", call->line));
+    if (!shape || (shape->type != "Tuple" && shape->type != "List"))
+      return refuse(fmt::format("line {}: the reshape's shape is not written as a tuple", call->line));
+    std::string dims;
+    for (const PyNode* e : shape->children_in("elts")) dims += ", " + recipe_util::text(ctx, *e);
+    out.push_back(TextEdit::replace(*shape, fmt::format("({}{})", kTileRows, dims)));
+  }
 
   std::string params = fmt::format("{}: {}.constexpr", kTileRows, tl);
   if (add_bound) params = fmt::format("{}, {}", kRowBound, params);

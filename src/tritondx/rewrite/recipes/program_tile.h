@@ -18,7 +18,8 @@ inline constexpr const char* kTileRows = "TILE_ROWS";
 inline constexpr const char* kRowBound = "n_grid_rows";
 
 // Refuses kernels that are not straight-line and elementwise: a loop, a branch, a reduction, a
-// reshape or an atomic would see new shapes.
+// transpose, an expand_dims or an atomic would see new shapes. (A reshape to a written shape
+// is retiled by edits(), tl.split and tl.join need nothing.)
 std::optional<Diagnostic> refuse_non_elementwise(const l0::KernelView& view, int line);
 
 struct Request {

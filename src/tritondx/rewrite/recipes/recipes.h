@@ -35,5 +35,6 @@ std::unique_ptr<Recipe> make_k_major_operand_recipe();  // k_major_operand.cpp
 std::unique_ptr<Recipe> make_causal_loop_bound_recipe();  // causal_loop_bound.cpp
 std::unique_ptr<Recipe> make_online_softmax_recipe();  // online_softmax.cpp
 std::unique_ptr<Recipe> make_fuse_max_argmax_recipe();  // fuse_max_argmax.cpp
+std::unique_ptr<Recipe> make_split_interleaved_pairs_recipe();  // split_interleaved_pairs.cpp
 
 }  // namespace tdx

@@ -33,7 +33,8 @@ class RowsPerProgramRecipe final : public Recipe {
            "programs. Loads and stores are masked by `pid < bound`, where bound is the parameter that "
            "receives the grid's extent along the axis, or a new parameter n_grid_rows passed that "
            "extent; that grid dimension becomes triton.cdiv(extent, TILE_ROWS). Refuses loops, "
-           "branches, reductions and reshapes (their shapes would change meaning), a program id used "
+           "branches, reductions, transposes and reshapes to a shape not written as a tuple (their shapes "
+           "would change meaning; a written reshape of a row gets TILE_ROWS in front), a program id used "
            "elsewhere, a 2-D access, a grid of fewer than 2 x TILE_ROWS programs, and positional masks. "
            "Proposed by l0-short-row-per-program, and by l2-replicated-loads for a 1-D load smaller than "
            "the program's threads.";

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "tritondx/ladder/l0_triage/kernel_view.h"
 
 namespace tdx::stmt_util {
@@ -41,6 +43,16 @@ Expected<std::string> render_lines(const KernelContext& ctx, int first, int last
     out += line + "\n";
   }
   return out;
+}
+
+bool alone_on_lines(const KernelContext& ctx, const PyNode& stmt) {
+  const auto& lines = ctx.task->lines;
+  if (stmt.line < 1 || stmt.end_line > static_cast<int>(lines.size())) return false;
+  const std::string& first = lines[stmt.line - 1];
+  if (first.find_first_not_of(" \t") != static_cast<size_t>(stmt.col - 1)) return false;
+  std::string rest = lines[stmt.end_line - 1].substr(std::min<size_t>(stmt.end_col - 1, lines[stmt.end_line - 1].size()));
+  size_t k = rest.find_first_not_of(" \t");
+  return k == std::string::npos || rest[k] == '#';
 }
 
 bool contains_call(const PyNode& node, std::initializer_list<std::string_view> names) {

@@ -22,6 +22,9 @@ TextEdit replace_lines(int first, int last, std::string text);
 Expected<std::string> render_lines(const KernelContext& ctx, int first, int last, const std::vector<TextEdit>& subs,
                                    std::string_view from_indent = {}, std::string_view to_indent = {});
 
+// Is the statement alone on its lines (no `a; b`, at most a comment after it), so that deleting
+// its lines deletes only it?
+bool alone_on_lines(const KernelContext& ctx, const PyNode& stmt);
 // Does the subtree contain a Call whose normalized name is one of `names`?
 bool contains_call(const PyNode& node, std::initializer_list<std::string_view> names);
 
