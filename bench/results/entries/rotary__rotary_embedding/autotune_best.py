@@ -54,7 +54,7 @@ def launch(q, cos, sin):
     rotary_kernel[(B * S * H,)](q, cos, sin, out, S, H, half,
                                 q.stride(0), q.stride(1), q.stride(2),
                                 out.stride(0), out.stride(1), out.stride(2), cos.stride(0),
-                                BLOCK=BLOCK, num_warps=2, num_stages=4)
+                                BLOCK=BLOCK, num_warps=2)
     return out
 
 

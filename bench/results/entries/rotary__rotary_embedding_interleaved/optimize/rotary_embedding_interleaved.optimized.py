@@ -24,36 +24,27 @@ import triton.language as tl
 @triton.jit
 def rotary_interleaved_kernel(q_ptr, cos_ptr, sin_ptr, out_ptr, S, H, half,
                               stride_qb, stride_qs, stride_qh, stride_ob, stride_os, stride_oh, stride_cs,
-                              BLOCK: tl.constexpr, EVEN_HALF: tl.constexpr):
-    pid = tl.program_id(0)
+                              BLOCK: tl.constexpr, n_grid_rows, TILE_ROWS: tl.constexpr):
+    pid = tl.program_id(0) * TILE_ROWS + tl.arange(0, TILE_ROWS)[:, None]
     h = pid % H
     s = (pid // H) % S
     b = pid // (H * S)
     offs = tl.arange(0, BLOCK)
+    offs_pairs = tl.arange(0, 2 * BLOCK)
     mask = offs < half
 
     q_row = q_ptr + b * stride_qb + s * stride_qs + h * stride_qh
     out_row = out_ptr + b * stride_ob + s * stride_os + h * stride_oh
-    if EVEN_HALF:
-        x0 = tl.load(q_row + 2 * offs).to(tl.float32)
-        x1 = tl.load(q_row + 2 * offs + 1).to(tl.float32)
-        cos = tl.load(cos_ptr + s * stride_cs + offs).to(tl.float32)
-        sin = tl.load(sin_ptr + s * stride_cs + offs).to(tl.float32)
+    q_row_pairs = tl.reshape(tl.load(q_row + offs_pairs, mask=(offs_pairs < 2 * half) & (pid < n_grid_rows), other=0.0), (TILE_ROWS, BLOCK, 2))
+    q_row_even, q_row_odd = tl.split(q_row_pairs)
+    x0 = q_row_even.to(tl.float32)
+    x1 = q_row_odd.to(tl.float32)
+    cos = tl.load(cos_ptr + s * stride_cs + offs, mask=mask & (pid < n_grid_rows), other=0.0).to(tl.float32)
+    sin = tl.load(sin_ptr + s * stride_cs + offs, mask=mask & (pid < n_grid_rows), other=0.0).to(tl.float32)
 
-        o0 = x0 * cos - x1 * sin
-        o1 = x1 * cos + x0 * sin
-        tl.store(out_row + 2 * offs, o0.to(out_ptr.dtype.element_ty))
-        tl.store(out_row + 2 * offs + 1, o1.to(out_ptr.dtype.element_ty))
-    else:
-        x0 = tl.load(q_row + 2 * offs, mask=mask, other=0.0).to(tl.float32)
-        x1 = tl.load(q_row + 2 * offs + 1, mask=mask, other=0.0).to(tl.float32)
-        cos = tl.load(cos_ptr + s * stride_cs + offs, mask=mask, other=0.0).to(tl.float32)
-        sin = tl.load(sin_ptr + s * stride_cs + offs, mask=mask, other=0.0).to(tl.float32)
-
-        o0 = x0 * cos - x1 * sin
-        o1 = x1 * cos + x0 * sin
-        tl.store(out_row + 2 * offs, o0.to(out_ptr.dtype.element_ty), mask=mask)
-        tl.store(out_row + 2 * offs + 1, o1.to(out_ptr.dtype.element_ty), mask=mask)
+    o0 = x0 * cos - x1 * sin
+    o1 = x1 * cos + x0 * sin
+    tl.store(out_row + offs_pairs, tl.reshape(tl.join(o0.to(out_ptr.dtype.element_ty), o1.to(out_ptr.dtype.element_ty)), (TILE_ROWS, 2 * BLOCK)), mask=(offs_pairs < 2 * half) & (pid < n_grid_rows))
 
 
 def launch(q, cos, sin):
@@ -61,10 +52,10 @@ def launch(q, cos, sin):
     half = D // 2
     out = torch.empty_like(q)
     BLOCK = triton.next_power_of_2(half)
-    rotary_interleaved_kernel[(B * S * H,)](q, cos, sin, out, S, H, half,
+    rotary_interleaved_kernel[(triton.cdiv(B * S * H, 16),)](q, cos, sin, out, S, H, half,
                                             q.stride(0), q.stride(1), q.stride(2),
                                             out.stride(0), out.stride(1), out.stride(2), cos.stride(0),
-                                            BLOCK=BLOCK, num_warps=1, EVEN_HALF=half % BLOCK == 0)
+                                            BLOCK=BLOCK, n_grid_rows=B * S * H, TILE_ROWS=16)
     return out
 
 
