@@ -148,10 +148,20 @@ TEST(AutotuneGrid, GrowsTheOutputTileOfAMatmul) {
       rows_only = true;
       EXPECT_NE(read(v.path).find("triton.cdiv(M, 128) * triton.cdiv(N, 64)"), std::string::npos) << read(v.path);
     }
+  // A grown tile also runs with the warps scaled by its area (4 -> 8 at most): 128x128 at 8.
+  bool scaled = false;
+  for (const auto& v : a->variants)
+    if (v.description == "128x128 tile (BLOCK_M 64 -> 128, BLOCK_N 64 -> 128), num_warps 8") {
+      scaled = true;
+      std::string text = read(v.path);
+      EXPECT_NE(text.find("BLOCK_M=128, BLOCK_N=128"), std::string::npos) << text;
+      EXPECT_NE(text.find("num_warps=8"), std::string::npos) << text;
+    }
   std::string refused;
   for (const auto& r : a->refused) refused += r + "\n";
   EXPECT_TRUE(tile) << refused;
   EXPECT_TRUE(rows_only) << refused;
+  EXPECT_TRUE(scaled) << refused;
 }
 
 
