@@ -216,7 +216,10 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
 
   // Stage 2: num_warps x num_stages on the best block size.
   std::string base_path = best_block ? out.variants[*best_block].path : task_path;
-  std::string base_desc = best_block ? out.variants[*best_block].description + ", " : "";
+  std::string base_desc = best_block ? out.variants[*best_block].description : "";
+  // Stage 2 sets num_warps itself: a scaled tile's ", num_warps N" would read twice.
+  if (auto k = base_desc.find(", num_warps "); k != std::string::npos) base_desc.erase(k);
+  if (!base_desc.empty()) base_desc += ", ";
   auto base = TDX_TRY(open_kernel(bridge, base_path, artifacts));
   int warps0 = base.ctx->launch->num_warps(), stages0 = base.ctx->launch->num_stages();
   size_t first_stage2 = out.variants.size();

@@ -53,7 +53,7 @@ def launch(a, b):
     grid = (triton.cdiv(M, 128) * triton.cdiv(N, 128),)
     matmul_kernel[grid](a, b, c, M, N, K,
                         a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                        BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, num_warps=8, num_stages=4)
+                        BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, num_warps=8)
     return c
 
 

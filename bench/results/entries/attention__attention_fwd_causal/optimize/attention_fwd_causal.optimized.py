@@ -22,6 +22,7 @@ import math
 import torch
 import triton
 import triton.language as tl
+LOG2E = tl.constexpr(1.4426950408889634)
 
 
 @triton.jit
@@ -58,7 +59,7 @@ def attention_fwd_causal_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, S,
         qk = tl.where(offs_m[:, None] >= cols[None, :], qk, float("-inf"))
 
         m_new = tl.maximum(m_i, tl.max(qk, axis=1))
-        p = tl.exp(qk - m_new[:, None])
+        p = tl.exp2(qk * LOG2E - m_new[:, None] * LOG2E)
         alpha = tl.exp(m_i - m_new)
         l_i = l_i * alpha + tl.sum(p, axis=1)
         acc = acc * alpha[:, None]
