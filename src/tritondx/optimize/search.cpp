@@ -440,7 +440,8 @@ Expected<void> Search::tune_launch() {
   if (!r_.gpu || !o_.tune || !b.score.measured) return {};
   for (const auto& n : r_.nodes)
     if (n.candidate.recipe == "launch-tune") return {};  // a resumed run that was tuned already
-  if (b.score.roofline_fraction >= o_.near_roofline) {
+  // Not near_roofline: a kernel the search stops at (90%) can still gain from tuning.
+  if (b.score.roofline_fraction >= o_.tune_below_roofline) {
     r_.notes.push_back(fmt::format("launch tuning skipped: candidate {} already reaches {:.0f}% of its roofline", b.id,
                                    100 * b.score.roofline_fraction));
     return {};
