@@ -15,9 +15,9 @@ namespace tdx {
 double measured_gain(const std::vector<SearchNode>& nodes, const std::string& recipe, const std::string& target);
 
 // Indices into `attempts`: first those whose recipe is in `enabled` (the recipes the node's own
-// rewrite was made for, Recipe::enables), then those whose recipe already sped up a kernel of this run (same
-// recipe, same targeted rule; largest gain first), then the untried, then those measured
-// without a gain of `min_gain`. Each group keeps the given (finding priority) order, so without
+// rewrite was made for, Recipe::enables), then those whose recipe already sped up a kernel of
+// this run (same recipe, same targeted rule; largest gain first), then the untried, then those
+// measured without a gain of `min_gain`. Each group keeps the given (finding priority) order, so without
 // measurements (no GPU) the order is unchanged.
 std::vector<size_t> order_by_measured_gain(const std::vector<RewriteAttempt>& attempts,
                                            const std::vector<SearchNode>& nodes, double min_gain,

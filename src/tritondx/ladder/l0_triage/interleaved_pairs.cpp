@@ -54,20 +54,28 @@ std::optional<std::pair<const PyNode*, const PyNode*>> arange_from_zero(const Ke
   return std::make_pair(defs[0].stmt, argument(v, 1));
 }
 
-// The X of a mask `offs < X`, written inline or through a name assigned once; nullptr otherwise.
-const PyNode* mask_limit(const KernelView& view, const PyNode& mask, const std::string& offs) {
+// The X of a mask `offs < X`, written inline or through a name assigned once (X then names the
+// same values at the access `at` as where the mask was computed); nullptr otherwise.
+const PyNode* mask_limit(const KernelView& view, const PyNode& mask, const std::string& offs, const PyNode& at) {
   const PyNode* c = &mask;
+  const Definition* through = nullptr;
   if (mask.type == "Name") {
     const auto& defs = view.definitions(mask.str_field("id"));
     if (defs.size() != 1 || !defs[0].value) return nullptr;
+    through = &defs[0];
     c = defs[0].value;
   }
   if (c->type != "Compare") return nullptr;
   auto ops = c->fields.value("ops", nlohmann::json::array());
   auto rhs = c->children_in("comparators");
   const PyNode* lhs = c->child("left");
-  if (ops.size() != 1 || ops[0] != "Lt" || rhs.size() != 1 || !lhs || lhs->type != "Name" || lhs->str_field("id") != offs)
+  if (ops.size() != 1 || ops[0] != "Lt" || rhs.size() != 1 || !lhs || lhs->type != "Name" ||
+      lhs->str_field("id") != offs)
     return nullptr;
+  if (through)
+    for (const auto& name : PyModule::names_read(*rhs[0]))
+      if (view.definition_at(name, through->line, through->col) != view.definition_at(name, at.line, at.col))
+        return nullptr;
   return rhs[0];
 }
 
@@ -116,13 +124,14 @@ std::vector<InterleavedPair> interleaved_pairs(const KernelView& view) {
       auto arange = arange_from_zero(view, offs);
       if (!arange) continue;
       const PyNode* mask = KernelView::mask_arg(*e.call);
-      const PyNode* limit = mask ? mask_limit(view, *mask, offs) : nullptr;
+      const PyNode* limit = mask ? mask_limit(view, *mask, offs, *e.call) : nullptr;
       if (mask && !limit) continue;
+      const std::string other = text_or_empty(view, KernelView::other_arg(*e.call));
       for (const Access& o : odd) {
         if (used.contains(o.call) || o.address.offs->str_field("id") != offs ||
             view.squashed_text(*o.address.base) != view.squashed_text(*e.address.base) ||
             text_or_empty(view, KernelView::mask_arg(*o.call)) != text_or_empty(view, mask) ||
-            (!store && text_or_empty(view, KernelView::other_arg(*o.call)) != text_or_empty(view, KernelView::other_arg(*e.call))))
+            (!store && text_or_empty(view, KernelView::other_arg(*o.call)) != other))
           continue;
         if (o.stmt->parent != e.stmt->parent || o.stmt->field != e.stmt->field) continue;
         if (store && (!whole_statement(*e.call, *e.stmt) || !whole_statement(*o.call, *o.stmt) ||

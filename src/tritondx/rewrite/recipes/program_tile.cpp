@@ -19,10 +19,10 @@ std::optional<Diagnostic> refuse_non_elementwise(const l0::KernelView& view, int
   if (stmt_util::contains_call(view.function(), {"tl.sum", "tl.max", "tl.min", "tl.argmax", "tl.argmin", "tl.reduce",
                                                  "tl.cumsum", "tl.cumprod", "tl.associative_scan", "tl.dot",
                                                  "tl.sort", "tl.histogram", "tl.xor_sum", "tl.trans", "tl.view",
-                                                 "tl.permute", "tl.broadcast_to", "tl.expand_dims", "tl.atomic_add", "tl.atomic_max",
-                                                 "tl.atomic_min", "tl.atomic_cas", "tl.atomic_xchg"}))
-    return fail(Stage::Rewrite, "the kernel reduces, transposes, expands or updates atomically; a second tile dimension would "
-                                "change that", line)
+                                                 "tl.permute", "tl.broadcast_to", "tl.expand_dims", "tl.atomic_add",
+                                                 "tl.atomic_max", "tl.atomic_min", "tl.atomic_cas", "tl.atomic_xchg"}))
+    return fail(Stage::Rewrite, "the kernel reduces, transposes, expands or updates atomically; a second tile "
+                                "dimension would change that", line)
         .error();
   return std::nullopt;
 }
