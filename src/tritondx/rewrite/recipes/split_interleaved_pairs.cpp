@@ -58,6 +58,15 @@ std::string base_text(const KernelView& view, const PyNode& b) {
   return low ? "(" + view.text(b) + ")" : view.text(b);
 }
 
+// What the new names start with: the base when it is a name (q_row), else its pointer parameter
+// without "_ptr" (a for a_ptr + offset), else "row".
+std::string pair_name(const KernelView& view, const PyNode& base) {
+  if (base.type == "Name") return base.str_field("id");
+  std::string root = view.root_pointer(base);
+  if (root.ends_with("_ptr")) root.resize(root.size() - 4);
+  return root.empty() ? "row" : root;
+}
+
 Expected<std::vector<TextEdit>> SplitInterleavedPairsRecipe::edits(const RecipeInput& in) const {
   const auto& ctx = in.ctx;
   const int line = in.proposal.params.value("line", in.finding.loc.line);
@@ -91,7 +100,7 @@ Expected<std::vector<TextEdit>> SplitInterleavedPairsRecipe::edits(const RecipeI
     std::string mask = p.bound ? fmt::format(", mask={} < {}", offs_pairs, doubled(view, *p.bound)) : "";
     std::string func = view.text(*p.even->child("func"));
     if (!p.store) {
-      std::string stem = fresh((p.base->type == "Name" ? p.base->str_field("id") : std::string("row")) + "_pairs");
+      std::string stem = fresh(pair_name(view, *p.base) + "_pairs");
       std::string root = stem.substr(0, stem.rfind("_pairs"));
       std::string even = fresh(root + "_even"), odd = fresh(root + "_odd");
       std::string other = p.other ? ", other=" + view.text(*p.other) : "";
