@@ -3,6 +3,9 @@
 #include <iostream>
 #include <memory>
 
+#include <fmt/format.h>
+
+#include "tritondx/optimize/optimize_many.h"
 #include "tritondx/optimize/optimize_report.h"
 #include "tritondx/optimize/search.h"
 
@@ -14,7 +17,15 @@ Runner add_optimize_command(CLI::App& app) {
   auto format = std::make_shared<std::string>("text");
   auto* cmd = app.add_subcommand(
       "optimize", "Rewrite the kernel from its diagnosis, verify each candidate, keep the best, and report");
-  cmd->add_option("task", o->task_path, "Task file (see docs/task-format.md)")->required();
+  auto tasks = std::make_shared<std::vector<std::string>>();
+  auto workers = std::make_shared<int>(1);
+  auto gpus = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("tasks", *tasks, "Task files (see docs/task-format.md); several run as a kernel library")
+      ->required();
+  cmd->add_option("--workers", *workers, "Tasks optimized at once, one process per GPU (several tasks)")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--gpus", *gpus, "The GPUs the workers are pinned to (CUDA_VISIBLE_DEVICES), default 0..workers-1")
+      ->delimiter(',');
   cmd->add_option("--out", o->out_dir, "Output folder (default: <task dir>/<task stem>.tritondx/)");
   cmd->add_option("--store", o->store_path, "SQLite store (default: <out>/store.sqlite)");
   cmd->add_flag("--resume", o->resume, "Continue the latest unfinished run of this task in the store");
@@ -35,8 +46,27 @@ Runner add_optimize_command(CLI::App& app) {
   cmd->add_option("--llm-config", o->llm_config, "LLM configuration file (JSON)");
   cmd->add_option("--target", o->target, "Target description under targets/");
   cmd->add_option("--format", *format, "Terminal output")->check(CLI::IsMember({"text", "json", "markdown"}));
-  return [o, gpu, format] {
+  return [o, gpu, format, tasks, workers, gpus] {
     o->gpu = *gpu == "on" ? GpuMode::On : *gpu == "off" ? GpuMode::Off : GpuMode::Auto;
+    if (tasks->size() > 1 || *workers > 1 || !gpus->empty()) {
+      if (!o->recording.empty()) {
+        std::cerr << "error: --recording is one task's GPU recording; give it with that task alone\n";
+        return 2;
+      }
+      if (*format != "text") {
+        std::cerr << "error: --format applies to one task; with several, each writes report.json and report.md\n";
+        return 2;
+      }
+      if (!gpus->empty() && *workers > 1 && static_cast<int>(gpus->size()) != *workers) {
+        std::cerr << fmt::format("error: --workers {} with {} GPUs in --gpus\n", *workers, gpus->size());
+        return 2;
+      }
+      OptimizeManyOptions m{*tasks, *gpus, o->out_dir, *o, *gpu};
+      if (m.gpus.empty())
+        for (int k = 0; k < *workers; ++k) m.gpus.push_back(std::to_string(k));
+      return optimize_many(m);
+    }
+    o->task_path = tasks->front();
     Bridge bridge(BridgeConfig::from_environment());
     auto result = optimize(bridge, *o);
     if (!result) {

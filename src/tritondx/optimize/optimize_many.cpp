@@ -1,0 +1,127 @@
+#include "tritondx/optimize/optimize_many.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tritondx/bridge/subprocess.h"
+
+namespace tdx {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "2.13x, 0.0987 ms" from a task's report.json, or why there is none.
+std::string outcome(const fs::path& out_dir) {
+  std::ifstream in(out_dir / "report.json");
+  if (!in) return "no report.json";
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded()) return "report.json is not JSON";
+  std::string line = fmt::format("{} kernels evaluated", j.value("evaluated", 0));
+  if (j.contains("speedup") && j["speedup"].is_number())
+    line += fmt::format(", {:.2f}x over the original", j["speedup"].get<double>());
+  else
+    line += ", not measured (no GPU)";
+  return line + "; " + j.value("stop_reason", std::string());
+}
+
+}  // namespace
+
+std::vector<std::string> task_out_dirs(const OptimizeManyOptions& m) {
+  std::vector<std::string> out;
+  std::map<std::string, int> seen;
+  for (const auto& t : m.tasks) {
+    fs::path task = fs::absolute(t);
+    if (m.out_dir.empty()) {
+      out.push_back((task.parent_path() / (task.stem().string() + ".tritondx")).string());
+      continue;
+    }
+    std::string stem = task.stem().string();
+    int n = ++seen[stem];
+    out.push_back((fs::absolute(m.out_dir) / (n == 1 ? stem : fmt::format("{}-{}", stem, n))).string());
+  }
+  return out;
+}
+
+std::vector<std::string> task_command(const OptimizeManyOptions& m, const std::string& self, size_t i,
+                                      const std::string& out_dir) {
+  const OptimizeOptions& o = m.each;
+  std::vector<std::string> args{self, "optimize", fs::absolute(m.tasks[i]).string(), "--out", out_dir,
+                                "--gpu", m.gpu_mode, "--max-candidates", std::to_string(o.max_candidates),
+                                "--max-seconds", fmt::format("{}", o.max_seconds), "--max-depth",
+                                std::to_string(o.max_depth), "--min-gain", fmt::format("{}", o.min_gain),
+                                "--target", o.target};
+  if (!o.store_path.empty()) args.insert(args.end(), {"--store", fs::absolute(o.store_path).string()});
+  if (o.resume) args.push_back("--resume");
+  if (!o.profile) args.push_back("--no-profile");
+  if (!o.tune) args.push_back("--no-tune");
+  if (o.llm) args.push_back("--llm");
+  if (!o.llm_config.empty()) args.insert(args.end(), {"--llm-config", o.llm_config});
+  return args;
+}
+
+int optimize_many(const OptimizeManyOptions& m) {
+  const auto dirs = task_out_dirs(m);
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  // Workers on one GPU share its lock: next to the outputs, or in the temp folder.
+  const fs::path lock_dir = m.out_dir.empty() ? fs::temp_directory_path() : fs::absolute(m.out_dir);
+  std::error_code lock_ec;
+  fs::create_directories(lock_dir, lock_ec);
+  std::cout << fmt::format("{} tasks, {} workers (GPUs {})\n", m.tasks.size(), m.gpus.size(), fmt::join(m.gpus, ", "))
+            << std::flush;
+
+  std::atomic<size_t> next{0};
+  std::mutex print;
+  size_t finished = 0;
+  std::vector<int> exit_codes(m.tasks.size(), -1);
+  std::vector<std::thread> workers;
+  for (size_t k = 0; k < m.gpus.size(); ++k) {
+    workers.emplace_back([&, k] {
+      for (size_t i = next++; i < m.tasks.size(); i = next++) {
+        std::error_code ec;
+        fs::create_directories(dirs[i], ec);
+        ProcessOptions po;
+        po.timeout = std::chrono::hours(72);
+        po.env["CUDA_VISIBLE_DEVICES"] = m.gpus[k];
+        po.env["TRITONDX_GPU_LOCK"] = (lock_dir / fmt::format("gpu{}.lock", m.gpus[k])).string();
+        ProcessResult r;
+        try {
+          r = run_process(task_command(m, self, i, dirs[i]), "", po);
+        } catch (const std::exception& e) {
+          r.err = e.what();
+        }
+        fs::path log = fs::path(dirs[i]) / "optimize.log";
+        std::ofstream(log) << r.out << r.err;
+        std::lock_guard<std::mutex> lock(print);
+        exit_codes[i] = r.exit_code;
+        std::string what = r.exit_code == 0 ? outcome(dirs[i])
+                                            : fmt::format("failed (exit {}{}); see {}", r.exit_code,
+                                                          r.signal ? fmt::format(", signal {}", r.signal) : "",
+                                                          log.string());
+        std::cout << fmt::format("[{}/{}] {}: {} (worker{}-gpu{}, {:.0f} s)\n", ++finished, m.tasks.size(),
+                                 m.tasks[i], what, k, m.gpus[k], r.seconds)
+                  << std::flush;
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  int failed = 0;
+  for (size_t i = 0; i < m.tasks.size(); ++i) failed += exit_codes[i] != 0;
+  if (failed) {
+    std::cerr << fmt::format("error: {} of {} tasks failed; each one's optimize.log says why, and what they "
+                             "evaluated is in their store (`--resume` continues)\n",
+                             failed, m.tasks.size());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace tdx
