@@ -75,5 +75,13 @@ TEST(OptimizeMany, ARecordingBelongsToOneTask) {
   EXPECT_NE(r.err.find("--recording is one task's GPU recording"), std::string::npos) << r.err;
 }
 
+// Without --out a task's folder is its own default: the same task twice would share it.
+TEST(OptimizeMany, TheSameTaskTwiceIsRefused) {
+  std::string task = std::string(TRITONDX_SOURCE_DIR) + "/examples/vector_add.py";
+  auto r = run({TRITONDX_BINARY, "optimize", task, task, "--gpu", "off"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("give each task once"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace tdx

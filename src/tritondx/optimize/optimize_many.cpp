@@ -70,6 +70,13 @@ std::vector<std::string> task_command(const OptimizeManyOptions& m, const std::s
 
 int optimize_many(const OptimizeManyOptions& m) {
   const auto dirs = task_out_dirs(m);
+  for (size_t i = 0; i < dirs.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (dirs[i] == dirs[j]) {
+        std::cerr << fmt::format("error: {} and {} would both write {}; give each task once\n", m.tasks[j],
+                                 m.tasks[i], dirs[i]);
+        return 2;
+      }
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   // Workers on one GPU share its lock: next to the outputs, or in the temp folder.
   const fs::path lock_dir = m.out_dir.empty() ? fs::temp_directory_path() : fs::absolute(m.out_dir);
