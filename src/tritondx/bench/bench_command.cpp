@@ -8,6 +8,7 @@
 
 #include "tritondx/bench/bench_run.h"
 #include "tritondx/bench/bench_summary.h"
+#include "tritondx/bridge/gpu_worker.h"
 
 namespace tdx::cli {
 
@@ -95,14 +96,12 @@ Runner add_bench_command(CLI::App& app) {
         std::cout << e.id << (stored_result(o, e, o.gpu != GpuMode::Off) ? "  (done)" : "") << "\n";
       return 0;
     }
-    std::vector<std::string> pinned = *gpus;
-    if (pinned.empty() && *workers > 1)
-      for (int k = 0; k < *workers; ++k) pinned.push_back(std::to_string(k));
-    if (!pinned.empty() && static_cast<int>(pinned.size()) != *workers && *workers > 1) {
-      std::cerr << fmt::format("error: --workers {} with {} GPUs in --gpus\n", *workers, pinned.size());
+    auto pinned = worker_gpus(*workers, *gpus);
+    if (!pinned) {
+      std::cerr << "error: " << pinned.error().message << "\n";
       return 2;
     }
-    if (pinned.size() > 1 || *workers > 1) return run_workers(*run, pinned);
+    if (pinned->size() > 1 || *workers > 1) return run_workers(*run, *pinned);
     return run_sequential(*run);
   };
 }

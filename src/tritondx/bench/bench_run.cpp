@@ -13,6 +13,7 @@
 
 #include "tritondx/bench/bench_summary.h"
 #include "tritondx/bench/work_queue.h"
+#include "tritondx/bridge/gpu_worker.h"
 #include "tritondx/bridge/subprocess.h"
 #include "tritondx/store/store_merge.h"
 
@@ -168,11 +169,7 @@ int run_workers(const BenchRun& run, const std::vector<std::string>& gpus) {
     threads.emplace_back([&, k] {
       auto args = base;
       args.insert(args.begin() + 2, {"--worker", fmt::format("worker{}-gpu{}", k, gpus[k])});
-      ProcessOptions po;
-      po.timeout = std::chrono::hours(72);
-      po.env["CUDA_VISIBLE_DEVICES"] = gpus[k];
-      // Workers on the same GPU time it one at a time (python/tritondx_bridge/gpu_lock.py).
-      po.env["TRITONDX_GPU_LOCK"] = fs::absolute(fs::path(o.out_dir) / fmt::format("gpu{}.lock", gpus[k])).string();
+      ProcessOptions po = pinned_worker_options(gpus[k], o.out_dir);
       try {
         results[k] = run_process(args, "", po);
       } catch (const std::exception& e) {

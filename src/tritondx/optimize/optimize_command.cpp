@@ -3,8 +3,7 @@
 #include <iostream>
 #include <memory>
 
-#include <fmt/format.h>
-
+#include "tritondx/bridge/gpu_worker.h"
 #include "tritondx/optimize/optimize_many.h"
 #include "tritondx/optimize/optimize_report.h"
 #include "tritondx/optimize/search.h"
@@ -57,14 +56,12 @@ Runner add_optimize_command(CLI::App& app) {
         std::cerr << "error: --format applies to one task; with several, each writes report.json and report.md\n";
         return 2;
       }
-      if (!gpus->empty() && *workers > 1 && static_cast<int>(gpus->size()) != *workers) {
-        std::cerr << fmt::format("error: --workers {} with {} GPUs in --gpus\n", *workers, gpus->size());
+      auto pinned = worker_gpus(*workers, *gpus);
+      if (!pinned) {
+        std::cerr << "error: " << pinned.error().message << "\n";
         return 2;
       }
-      OptimizeManyOptions m{*tasks, *gpus, o->out_dir, *o, *gpu};
-      if (m.gpus.empty())
-        for (int k = 0; k < *workers; ++k) m.gpus.push_back(std::to_string(k));
-      return optimize_many(m);
+      return optimize_many({*tasks, *pinned, o->out_dir, *o, *gpu});
     }
     o->task_path = tasks->front();
     Bridge bridge(BridgeConfig::from_environment());

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tritondx/bridge/subprocess.h"
+#include "tritondx/bridge/gpu_worker.h"
 
 namespace tdx {
 namespace {
@@ -41,7 +41,7 @@ std::vector<std::string> task_out_dirs(const OptimizeManyOptions& m) {
   for (const auto& t : m.tasks) {
     fs::path task = fs::absolute(t);
     if (m.out_dir.empty()) {
-      out.push_back((task.parent_path() / (task.stem().string() + ".tritondx")).string());
+      out.push_back(default_out_dir(task).string());
       continue;
     }
     std::string stem = task.stem().string();
@@ -95,13 +95,9 @@ int optimize_many(const OptimizeManyOptions& m) {
       for (size_t i = next++; i < m.tasks.size(); i = next++) {
         std::error_code ec;
         fs::create_directories(dirs[i], ec);
-        ProcessOptions po;
-        po.timeout = std::chrono::hours(72);
-        po.env["CUDA_VISIBLE_DEVICES"] = m.gpus[k];
-        po.env["TRITONDX_GPU_LOCK"] = (lock_dir / fmt::format("gpu{}.lock", m.gpus[k])).string();
         ProcessResult r;
         try {
-          r = run_process(task_command(m, self, i, dirs[i]), "", po);
+          r = run_process(task_command(m, self, i, dirs[i]), "", pinned_worker_options(m.gpus[k], lock_dir));
         } catch (const std::exception& e) {
           r.err = e.what();
         }

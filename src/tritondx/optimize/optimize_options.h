@@ -1,6 +1,7 @@
 // What `tritondx optimize` is asked to do, and its budgets.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 #include "tritondx/optimize/evaluate.h"
@@ -9,7 +10,7 @@ namespace tdx {
 
 struct OptimizeOptions {
   std::string task_path;
-  std::string out_dir;        // empty: <task dir>/<task stem>.tritondx/
+  std::string out_dir;        // empty: default_out_dir(task_path)
   std::string store_path;     // empty: <out_dir>/store.sqlite
   bool resume = false;        // continue the latest unfinished run of this task in the store
   GpuMode gpu = GpuMode::Auto;
@@ -26,5 +27,10 @@ struct OptimizeOptions {
   std::string llm_config;     // JSON config file for the LLM (else the environment)
   std::string target = "nvidia-h200";
 };
+
+// Where a task's run writes when no --out is given: <task dir>/<task stem>.tritondx/.
+inline std::filesystem::path default_out_dir(const std::filesystem::path& task) {
+  return task.parent_path() / (task.stem().string() + ".tritondx");
+}
 
 }  // namespace tdx

@@ -133,7 +133,7 @@ Expected<void> Search::setup() {
   original_task_ = std::move(*original);
   original_source_ = original_task_->source;
   task_sha_ = sha256_hex(original_source_);
-  fs::path out = o_.out_dir.empty() ? task.parent_path() / (task.stem().string() + ".tritondx") : fs::path(o_.out_dir);
+  fs::path out = o_.out_dir.empty() ? default_out_dir(task) : fs::path(o_.out_dir);
   r_.out_dir = out.string();
   r_.store_path = o_.store_path.empty() ? (out / "store.sqlite").string() : o_.store_path;
   candidates_dir_ = out / "candidates";

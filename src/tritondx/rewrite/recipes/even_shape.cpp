@@ -35,10 +35,7 @@ class EvenShapeRecipe final : public Recipe {
 Expected<std::string> launch_text(const KernelContext& ctx, const PyNode& call, const std::string& name, int line) {
   const PyNode* arg = launch_util::passed_argument(ctx, call, name);
   if (!arg) return fail(Stage::Rewrite, fmt::format("the launch call does not pass {}", name), line);
-  std::string t = recipe_util::text(ctx, *arg);
-  bool atomic = arg->type == "Name" || arg->type == "Constant" || arg->type == "Call" || arg->type == "Attribute" ||
-                arg->type == "Subscript";
-  return atomic ? t : "(" + t + ")";
+  return recipe_util::parenthesized(ctx, *arg);
 }
 
 // The call without its mask and other arguments.

@@ -21,6 +21,12 @@ std::string text(const KernelContext& ctx, const PyNode& node) { return node_tex
 
 std::string squash(std::string s) { return squash_blanks(std::move(s)); }
 
+std::string parenthesized(const KernelContext& ctx, const PyNode& node) {
+  bool atomic = node.type == "Name" || node.type == "Constant" || node.type == "Call" || node.type == "Attribute" ||
+                node.type == "Subscript";
+  return atomic ? text(ctx, node) : "(" + text(ctx, node) + ")";
+}
+
 bool is_name(const PyNode* node, std::string_view id) {
   return node && node->type == "Name" && node->str_field("id") == id;
 }

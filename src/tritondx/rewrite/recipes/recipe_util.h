@@ -18,6 +18,9 @@ std::vector<const PyNode*> kernel_calls_on_line(const KernelContext& ctx, std::i
 std::string text(const KernelContext& ctx, const PyNode& node);
 // Source text without blanks, tabs and newlines, for comparing two spellings of one expression.
 std::string squash(std::string s);
+// The node's source text, in parentheses unless it is atomic (a name, constant, call, attribute
+// or subscript), for putting it inside a larger expression.
+std::string parenthesized(const KernelContext& ctx, const PyNode& node);
 // Is the node the name `id`?
 bool is_name(const PyNode* node, std::string_view id);
 // The name a plain `name = ...` statement assigns, else "".

@@ -36,17 +36,8 @@ class SplitInterleavedPairsRecipe final : public Recipe {
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };
 
-bool atomic(const PyNode& n) {
-  return n.type == "Name" || n.type == "Constant" || n.type == "Attribute" || n.type == "Call" ||
-         n.type == "Subscript";
-}
-
-std::string wrapped(const KernelView& view, const PyNode& n) {
-  return atomic(n) ? view.text(n) : "(" + view.text(n) + ")";
-}
-
 // `2 * E`: a constexpr expression Triton folds.
-std::string doubled(const KernelView& view, const PyNode& n) { return "2 * " + wrapped(view, n); }
+std::string doubled(const KernelView& view, const PyNode& n) { return "2 * " + recipe_util::parenthesized(view.ctx(), n); }
 
 // The base of `B + offs_pairs`: left of `+`, so only a lower-precedence expression needs parentheses.
 std::string base_text(const KernelView& view, const PyNode& b) {
@@ -132,7 +123,7 @@ Expected<std::vector<TextEdit>> SplitInterleavedPairsRecipe::edits(const RecipeI
       std::string text = view.text(*v);
       std::string cast = fmt::format(".to({}.dtype.element_ty)", element);
       bool cast_already = squash_blanks(text).ends_with(squash_blanks(cast));
-      values.push_back(element.empty() || cast_already ? text : wrapped(view, *v) + cast);
+      values.push_back(element.empty() || cast_already ? text : recipe_util::parenthesized(ctx, *v) + cast);
     }
     edits.push_back(stmt_util::replace_lines(first.line, first.end_line, ""));
     edits.push_back(TextEdit::replace(second, fmt::format("{}({}, {}.reshape({}.join({}, {}), ({},)){})", func, address,
