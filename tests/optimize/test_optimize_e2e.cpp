@@ -184,12 +184,14 @@ namespace {
 // The launch-tuning stage, on a stand-in GPU (tests/optimize/gpu_stand_in.py: every kernel
 // correct, num_warps=8 made 1.67x faster): after the rewrites, a grid over the best kernel's
 // launch parameters runs in sweeps, and its winner is evaluated as one more candidate.
-ProcessResult optimize_on_stand_in(const fs::path& out, const std::vector<std::string>& extra) {
+ProcessResult optimize_on_stand_in(const fs::path& out, const std::vector<std::string>& extra,
+                                   std::map<std::string, std::string> env = {}) {
   std::vector<std::string> args{TRITONDX_BINARY, "optimize", std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py",
                                 "--gpu", "on", "--no-profile", "--max-candidates", "1", "--out", out.string()};
   args.insert(args.end(), extra.begin(), extra.end());
-  return run(args, {{"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
-                    {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}});
+  env["TRITONDX_PYTHON"] = std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py";
+  env["STAND_IN_PYTHON"] = std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python";
+  return run(args, env);
 }
 
 TEST(OptimizeE2E, LaunchTuningRunsLastAndItsWinnerIsACandidate) {
@@ -341,11 +343,8 @@ TEST(OptimizeE2E, LaunchTuningRunsNearTheRooflineUnlessWithin5Percent) {
   const double hbm = 4235367204545.38;  // targets/nvidia-h200.json, bytes per second
   auto optimize_at = [&](const std::string& name, double floor_ms) {
     fs::path out = fresh_dir(name);
-    std::vector<std::string> args{TRITONDX_BINARY, "optimize", std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py",
-                                  "--gpu", "on", "--no-profile", "--max-candidates", "1", "--out", out.string()};
-    auto r = run(args, {{"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
-                        {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"},
-                        {"STAND_IN_MIN_BYTES", std::to_string(static_cast<long long>(floor_ms * 1e-3 * hbm))}});
+    auto r = optimize_on_stand_in(out, {},
+                                  {{"STAND_IN_MIN_BYTES", std::to_string(static_cast<long long>(floor_ms * 1e-3 * hbm))}});
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     return nlohmann::json::parse(read(out / "report.json"));
   };
