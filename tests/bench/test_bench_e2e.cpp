@@ -128,6 +128,28 @@ TEST(AutotuneGrid, BuildsBlockAndLaunchVariantsOfTheInitialSource) {
   EXPECT_TRUE(has_warps8_stages4);
 }
 
+// A whole 8192-wide row per program and no tl.dot: the grid also tries 16 warps, once, at the
+// launch's num_stages; the matmul's 64x64 tile (as many elements, but an MMA) does not get them.
+TEST(AutotuneGrid, TriesSixteenWarpsOnAWideRowWithoutDot) {
+  Bridge bridge(BridgeConfig::from_environment());
+  fs::path work = fresh_dir("grid-rms-norm");
+  auto a = launch_grid(bridge, std::string(TRITONDX_SOURCE_DIR) + "/bench/suite/norm/rms_norm_fwd.py", work.string(),
+                       0, false);
+  ASSERT_TRUE(a.has_value()) << a.error().to_string();
+  std::vector<std::string> sixteen;
+  for (const auto& v : a->variants)
+    if (v.description.find("num_warps 16") != std::string::npos) {
+      sixteen.push_back(v.description);
+      EXPECT_NE(read(v.path).find("num_warps=16"), std::string::npos) << read(v.path);
+    }
+  EXPECT_EQ(sixteen, std::vector<std::string>{"num_warps 16, num_stages 3"});
+
+  fs::path mm = fresh_dir("grid-matmul-warps");
+  auto b = launch_grid(bridge, std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py", mm.string(), 0, false);
+  ASSERT_TRUE(b.has_value()) << b.error().to_string();
+  for (const auto& v : b->variants) EXPECT_EQ(v.description.find("num_warps 16"), std::string::npos) << v.description;
+}
+
 TEST(AutotuneGrid, GrowsTheOutputTileOfAMatmul) {
   fs::path work = fresh_dir("grid-matmul");
   Bridge bridge(BridgeConfig::from_environment());

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tritondx/ladder/l0_triage/kernel_view.h"
 #include "tritondx/ladder/session.h"
 #include "tritondx/rewrite/recipe.h"
 #include "tritondx/rewrite/recipe_rewriter.h"
@@ -18,6 +19,19 @@ namespace fs = std::filesystem;
 
 constexpr int kWarps[] = {2, 4, 8};
 constexpr int kStages[] = {2, 3, 4};
+
+// A program over a wide tile without an MMA (a norm's or a reduction's whole row) also gets 16
+// warps, at the launch's num_stages: 8 warps leave each thread 16 or more elements of a
+// 4096-element tile. torch.compile's autotuner kept 16 warps for rms_norm_fwd's 8192-wide rows
+// and add_layer_norm's 4096-wide rows on the H200 (tools/experiments/inductor_kernels.py).
+constexpr int kWideTileWarps = 16;
+constexpr long long kWideTileElements = 4096;
+
+bool wide_tile_without_dot(const KernelContext& ctx) {
+  long long elements = 1;
+  for (const auto& b : ctx.launch->block_constexprs()) elements *= std::max(1LL, b.second);
+  return elements >= kWideTileElements && l0::KernelView(ctx).calls({"tl.dot"}).empty();
+}
 
 struct GridPoint {
   std::string recipe;
@@ -223,7 +237,9 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
   auto base = TDX_TRY(open_kernel(bridge, base_path, artifacts));
   int warps0 = base.ctx->launch->num_warps(), stages0 = base.ctx->launch->num_stages();
   size_t first_stage2 = out.variants.size();
-  for (int w : kWarps) {
+  std::vector<int> warps(std::begin(kWarps), std::end(kWarps));
+  if (wide_tile_without_dot(*base.ctx)) warps.push_back(kWideTileWarps);
+  for (int w : warps) {
     std::string warps_source = base.ctx->task->source;
     std::optional<Opened> warped;
     const KernelContext* ctx = base.ctx;
@@ -246,6 +262,7 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
     }
     for (int s : kStages) {
       if (w == warps0 && s == stages0) continue;
+      if (w == kWideTileWarps && s != stages0) continue;
       std::string desc = fmt::format("{}num_warps {}, num_stages {}", base_desc, w, s);
       if (s == stages0) {
         add("warps-stages", desc, warps_source);
