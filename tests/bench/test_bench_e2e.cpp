@@ -1,5 +1,6 @@
 // `tritondx bench` and the autotune-only grid on this machine (no GPU): results are written per
 // entry and kept across runs; the grid's variants are real rewrites of the initial source.
+#include <map>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -148,6 +149,29 @@ TEST(AutotuneGrid, TriesSixteenWarpsOnAWideRowWithoutDot) {
   auto b = launch_grid(bridge, std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py", mm.string(), 0, false);
   ASSERT_TRUE(b.has_value()) << b.error().to_string();
   for (const auto& v : b->variants) EXPECT_EQ(v.description.find("num_warps 16"), std::string::npos) << v.description;
+}
+
+// reorder-tile's [TILE_ROWS, BLOCK] = 8 x 1024 transpose tile is also reshaped, taller at the same
+// or a smaller area, with the 2-D grid and the even-shape flag's divisors following.
+TEST(AutotuneGrid, ReshapesTheTileOfAReorderedTranspose) {
+  Bridge bridge(BridgeConfig::from_environment());
+  fs::path work = fresh_dir("grid-transpose");
+  auto a = launch_grid(bridge, std::string(TRITONDX_FIXTURES_DIR) + "/tasks/transpose_tiled.py", work.string(), 0,
+                       false);
+  ASSERT_TRUE(a.has_value()) << a.error().to_string();
+  std::map<std::string, std::string> tiles;
+  for (const auto& v : a->variants)
+    if (v.description.find(" tile (TILE_ROWS") != std::string::npos)
+      tiles[v.description.substr(0, v.description.find(' '))] = read(v.path);
+  std::string refused;
+  for (const auto& r : a->refused) refused += r + "\n";
+  for (const char* shape : {"16x512", "32x256", "64x128", "32x128", "32x32", "64x64"})
+    EXPECT_TRUE(tiles.count(shape)) << shape << " missing; refused:\n" << refused;
+  ASSERT_TRUE(tiles.count("32x32")) << refused;
+  const std::string& text = tiles["32x32"];
+  EXPECT_NE(text.find("BLOCK=32, TILE_ROWS=32"), std::string::npos) << text;
+  EXPECT_NE(text.find("triton.cdiv(rows, 32), triton.cdiv(cols, 32)"), std::string::npos) << text;
+  EXPECT_NE(text.find("EVEN_N_COLS_N_ROWS=cols % 32 == 0 and rows % 32 == 0"), std::string::npos) << text;
 }
 
 TEST(AutotuneGrid, GrowsTheOutputTileOfAMatmul) {

@@ -36,11 +36,14 @@ def losing_entries():
     return names
 
 
-def kept_configs():
+def kept_configs(seen):
+    """The autotuners not listed for an earlier entry, with the configs they kept."""
     from torch._inductor.runtime.triton_heuristics import CachingAutotuner
     found = []
     for obj in gc.get_objects():
-        if issubclass(type(obj), CachingAutotuner):  # type(), not isinstance: dead weak proxies raise
+        # type(), not isinstance: dead weak proxies raise
+        if issubclass(type(obj), CachingAutotuner) and id(obj) not in seen:
+            seen.add(id(obj))
             configs = [str(getattr(launcher, "config", "?")) for launcher in getattr(obj, "launchers", [])]
             found.append(f"{obj.fn.__name__}: {' | '.join(configs)}")
     return found
@@ -48,6 +51,7 @@ def kept_configs():
 
 def main():
     names = sys.argv[1:] or losing_entries()
+    seen = set()
     for name in names:
         category, stem = name.split("/")
         entry = load(ROOT / "bench/suite" / category / f"{stem}.py", stem)
@@ -63,7 +67,7 @@ def main():
             best_ms = timing.time_launch(load(best_path, stem + "_best").launch, [inputs])["median_ms"]
         print(f"===== {name}: torch.compile {compiled_ms:.4f} ms, tritondx best "
               f"{'-' if best_ms is None else f'{best_ms:.4f}'} ms")
-        for line in kept_configs():
+        for line in kept_configs(seen):
             print("kept config:", line)
         for source in sources:
             kernels = [block for block in source.split("\n\n\n") if "@triton.jit" in block or "def call(" in block]

@@ -11,6 +11,7 @@
 #include "tritondx/ladder/session.h"
 #include "tritondx/rewrite/recipe.h"
 #include "tritondx/rewrite/recipe_rewriter.h"
+#include "tritondx/rewrite/recipes/program_tile.h"
 
 namespace tdx {
 namespace {
@@ -47,6 +48,12 @@ struct GridPoint {
 // slower than 64x64; the blocks stage measured no tile with more warps.
 constexpr int kMaxScaledWarps = 8;
 
+constexpr std::pair<double, double> kTileReshapes[] = {
+    {2.0, 0.5}, {4.0, 0.25}, {8.0, 0.125}, {4.0, 0.125}, {4.0, 1.0 / 32}, {8.0, 1.0 / 16}};
+constexpr long long kMinReshapedColumns = 256;
+constexpr long long kMaxReshapedRows = 64;
+constexpr long long kMaxReshapedElements = 16384;
+
 char last_upper(const std::string& name) {
   return name.empty() ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(name.back())));
 }
@@ -72,6 +79,25 @@ std::vector<GridPoint> block_points(const LaunchInfo& launch) {
                      {{"from", {m->second, n->second}}, {"tile", {tm, tn}}, {"constexprs", {m->first, n->first}}},
                      fmt::format("{}x{} tile ({} {} -> {}, {} {} -> {})", tm, tn, m->first, m->second, tm, n->first,
                                  n->second, tn),
+                     fm * fn});
+    }
+  }
+  // The [TILE_ROWS, BLOCK] tile reorder-tile builds for a transpose also gets reshaped: its rows
+  // are one 32-byte sector, so the transposed access still moves 32-byte runs; taller tiles of
+  // the same or a smaller area (inductor's transpose is 32 x 32) move 128-byte ones.
+  std::optional<std::pair<std::string, long long>> rows;
+  const std::pair<std::string, long long>* cols = blocks.size() == 1 ? &blocks[0] : nullptr;
+  if (auto r = launch.int_arg(program_tile::kTileRows); r && *r > 0) rows = {{program_tile::kTileRows, *r}};
+  if (rows && cols && cols->second >= kMinReshapedColumns) {
+    for (auto [fm, fn] : kTileReshapes) {
+      long long tm = static_cast<long long>(rows->second * fm), tn = static_cast<long long>(cols->second * fn);
+      if (tm > kMaxReshapedRows || tn < 16 || tm * tn > kMaxReshapedElements) continue;
+      out.push_back({"grow-tile",
+                     {{"from", {rows->second, cols->second}},
+                      {"tile", {tm, tn}},
+                      {"constexprs", {rows->first, cols->first}}},
+                     fmt::format("{}x{} tile ({} {} -> {}, {} {} -> {})", tm, tn, rows->first, rows->second, tm,
+                                 cols->first, cols->second, tn),
                      fm * fn});
     }
   }

@@ -362,6 +362,16 @@ const PyNode* module_constant(const KernelContext& ctx, const PyNode& launch_fun
   return def;
 }
 
+// A constexpr parameter of the kernel that is none of the retuned blocks.
+bool is_constexpr_flag(const KernelInfo* info, const std::string& name, const std::vector<BlockChange>& changes) {
+  if (!info || name.empty()) return false;
+  for (const auto& c : changes)
+    if (c.name == name) return false;
+  for (const auto& prm : info->params)
+    if (prm.name == name) return prm.is_constexpr;
+  return false;
+}
+
 Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) const {
   const KernelContext& ctx = in.ctx;
   int line = in.finding.loc.line;
@@ -476,6 +486,26 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
                     line);
       if (!loop && c.to < c.from && extent <= 0)
         return fail(Stage::Rewrite, "a smaller single block needs the extent it must still cover", line);
+    }
+  }
+
+  // An even-shape flag passed to a constexpr (`EVEN_N=n % 1024 == 0`, as even-shape-heuristic
+  // writes it) tests divisibility by the old block: its divisor follows the block. A larger
+  // power-of-two divisor only makes the flag stricter, so it always follows; a smaller one only
+  // when no other constexpr of the launch has the old value the divisor could belong to.
+  for (const auto& c : changes) {
+    bool shared = false;
+    for (const auto& [other, value] : ctx.launch->constexprs.items())
+      shared |= other != c.name && value.is_number_integer() && value.get<long long>() == c.from;
+    if (c.to < c.from && shared) continue;
+    for (const auto& kw : site.call->children) {
+      const PyNode* value = kw.field == "keywords" ? kw.child("value") : nullptr;
+      if (!value || !is_constexpr_flag(info, kw.str_field("arg"), changes)) continue;
+      PyModule::walk(*value, [&](const PyNode& n) {
+        const PyNode* divisor = n.type == "BinOp" && n.str_field("op") == "Mod" ? n.child("right") : nullptr;
+        if (divisor && int_constant(*divisor) == c.from && edited.insert(divisor).second)
+          edits.push_back(TextEdit::replace(*divisor, std::to_string(c.to)));
+      });
     }
   }
 
