@@ -37,7 +37,7 @@ def launch(x):
     out = torch.empty_like(x)
     n = x.numel()
     grid = (triton.cdiv(n, 2048),)
-    gelu_tanh_kernel[grid](x, out, n, BLOCK_SIZE=2048, num_stages=4)
+    gelu_tanh_kernel[grid](x, out, n, BLOCK_SIZE=2048, num_stages=2)
     return out
 
 

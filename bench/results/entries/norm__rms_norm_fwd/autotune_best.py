@@ -39,7 +39,7 @@ def launch(x, weight):
     rows, cols = x.shape
     y = torch.empty_like(x)
     BLOCK = triton.next_power_of_2(cols)
-    rms_norm_fwd_kernel[(rows,)](x, weight, y, x.stride(0), y.stride(0), cols, EPS, BLOCK=BLOCK, num_warps=8, num_stages=2)
+    rms_norm_fwd_kernel[(rows,)](x, weight, y, x.stride(0), y.stride(0), cols, EPS, BLOCK=BLOCK, num_warps=16)
     return y
 
 

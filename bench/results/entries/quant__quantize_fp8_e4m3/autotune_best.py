@@ -42,7 +42,7 @@ def launch(x, scale):
     out = torch.empty(x.shape, device=x.device, dtype=torch.float8_e4m3fn)
     n = x.numel()
     BLOCK = 4096
-    quantize_fp8_kernel[(triton.cdiv(n, BLOCK),)](x, scale, out, n, BLOCK=BLOCK, num_warps=2, num_stages=2)
+    quantize_fp8_kernel[(triton.cdiv(n, BLOCK),)](x, scale, out, n, BLOCK=BLOCK, num_warps=2)
     return out
 
 

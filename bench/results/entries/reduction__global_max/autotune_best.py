@@ -45,7 +45,7 @@ def launch(x):
     n_partials = triton.cdiv(n, 1024)
     partials = torch.empty(n_partials, device=x.device, dtype=torch.float32)
     out = torch.empty(1, device=x.device, dtype=torch.float32)
-    block_max_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=1024, num_warps=2, num_stages=4)
+    block_max_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=1024, num_warps=2, num_stages=2)
     final_max_kernel[(1,)](partials, out, n_partials, BLOCK_SIZE=1024)
     return out[0]
 

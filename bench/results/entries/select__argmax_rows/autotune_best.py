@@ -39,7 +39,7 @@ def argmax_rows_kernel(x_ptr, out_ptr, n_cols, stride_x, BLOCK: tl.constexpr):
 def launch(x):
     rows, cols = x.shape
     out = torch.empty((rows,), device=x.device, dtype=torch.int64)
-    argmax_rows_kernel[(rows,)](x, out, cols, x.stride(0), BLOCK=2048)
+    argmax_rows_kernel[(rows,)](x, out, cols, x.stride(0), BLOCK=2048, num_stages=4)
     return out
 
 

@@ -36,8 +36,8 @@ def launch(x):
     assert x.is_contiguous()
     out = torch.empty_like(x)
     n = x.numel()
-    grid = (triton.cdiv(n, 1024),)
-    gelu_tanh_kernel[grid](x, out, n, BLOCK_SIZE=1024)
+    grid = (triton.cdiv(n, 2048),)
+    gelu_tanh_kernel[grid](x, out, n, BLOCK_SIZE=2048, num_stages=2)
     return out
 
 

@@ -35,7 +35,7 @@ def launch(src, idx):
     n_cols = src.shape[1]
     assert src.stride(1) == 1
     out = torch.empty((n_out, n_cols), device=src.device, dtype=src.dtype)
-    gather_rows_kernel[(n_out,)](src, idx, out, n_cols, src.stride(0), out.stride(0), BLOCK=1024)
+    gather_rows_kernel[(n_out,)](src, idx, out, n_cols, src.stride(0), out.stride(0), BLOCK=256, num_warps=2)
     return out
 
 

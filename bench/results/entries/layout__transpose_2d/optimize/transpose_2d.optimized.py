@@ -18,24 +18,20 @@ import triton.language as tl
 
 @triton.jit
 def transpose_kernel(x_ptr, out_ptr, n_rows, n_cols, stride_xr, stride_xc, stride_outr, stride_outc,
-                     BLOCK: tl.constexpr, TILE_ROWS: tl.constexpr, EVEN_N_COLS_N_ROWS: tl.constexpr):
+                     BLOCK: tl.constexpr, TILE_ROWS: tl.constexpr):
     row = tl.program_id(0) * TILE_ROWS + tl.arange(0, TILE_ROWS)[:, None]
     cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     mask = cols < n_cols
-    if EVEN_N_COLS_N_ROWS:
-        x = tl.load(x_ptr + row * stride_xr + cols * stride_xc)
-        tl.store(out_ptr + cols * stride_outr + row * stride_outc, x)
-    else:
-        x = tl.load(x_ptr + row * stride_xr + cols * stride_xc, mask=mask & (row < n_rows))
-        tl.store(out_ptr + cols * stride_outr + row * stride_outc, x, mask=mask & (row < n_rows))
+    x = tl.load(x_ptr + row * stride_xr + cols * stride_xc, mask=mask & (row < n_rows))
+    tl.store(out_ptr + cols * stride_outr + row * stride_outc, x, mask=mask & (row < n_rows))
 
 
 def launch(x):
     rows, cols = x.shape
     out = torch.empty((cols, rows), device=x.device, dtype=x.dtype)
-    grid = (triton.cdiv(rows, 8), triton.cdiv(cols, 1024))
+    grid = (triton.cdiv(rows, 64), triton.cdiv(cols, 64))
     transpose_kernel[grid](x, out, rows, cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1),
-                           BLOCK=1024, TILE_ROWS=8, EVEN_N_COLS_N_ROWS=cols % 1024 == 0 and rows % 8 == 0)
+                           BLOCK=64, TILE_ROWS=64, num_warps=8, num_stages=2)
     return out
 
 

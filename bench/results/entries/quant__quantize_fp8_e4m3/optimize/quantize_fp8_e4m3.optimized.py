@@ -27,29 +27,22 @@ import triton.language as tl
 
 
 @triton.jit
-def quantize_fp8_kernel(x_ptr, scale_ptr, out_ptr, n_elements, BLOCK: tl.constexpr, EVEN_N_ELEMENTS: tl.constexpr):
+def quantize_fp8_kernel(x_ptr, scale_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n_elements
     scale = tl.load(scale_ptr)
-    if EVEN_N_ELEMENTS:
-        x = tl.load(x_ptr + offs).to(tl.float32)
-        y = x / scale
-        y = tl.minimum(tl.maximum(y, -448.0), 448.0)
-        tl.store(out_ptr + offs, y.to(tl.float8e4nv))
-    else:
-        x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
-        y = x / scale
-        y = tl.minimum(tl.maximum(y, -448.0), 448.0)
-        tl.store(out_ptr + offs, y.to(tl.float8e4nv), mask=mask)
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    y = x / scale
+    y = tl.minimum(tl.maximum(y, -448.0), 448.0)
+    tl.store(out_ptr + offs, y.to(tl.float8e4nv), mask=mask)
 
 
 def launch(x, scale):
     out = torch.empty(x.shape, device=x.device, dtype=torch.float8_e4m3fn)
     n = x.numel()
     BLOCK = 1024
-    even_n_elements = n % BLOCK == 0
-    quantize_fp8_kernel[(triton.cdiv(n, BLOCK),)](x, scale, out, n, BLOCK=BLOCK, EVEN_N_ELEMENTS=even_n_elements, num_warps=2)
+    quantize_fp8_kernel[(triton.cdiv(n, BLOCK),)](x, scale, out, n, BLOCK=BLOCK, num_warps=2)
     return out
 
 
