@@ -260,6 +260,11 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
                                            root),
                                {{"arg", root}, {"bytes", 16}}});
       } else {
+        f.proposals.push_back({"flatten-contiguous-rows",
+                               fmt::format("if the rows behind {} are contiguous, run the kernel over the flat "
+                                           "rows x columns elements (aligned) instead of row by row",
+                                           root),
+                               {{"stride", root}}});
         f.proposals.push_back({"pad-to-multiple-of-16",
                                fmt::format("pad the dimension behind {} to a multiple of {} elements", root,
                                            std::max(16 * 8 / std::max(bits, 1), 1)),

@@ -32,6 +32,7 @@ void register_builtin_recipes(RecipeRegistry& registry) {
   registry.add(make_online_softmax_recipe());  // online-softmax
   registry.add(make_fuse_max_argmax_recipe());  // fuse-max-argmax
   registry.add(make_split_interleaved_pairs_recipe());  // split-interleaved-pairs
+  registry.add(make_flatten_contiguous_rows_recipe());  // flatten-contiguous-rows
 }
 
 }  // namespace tdx

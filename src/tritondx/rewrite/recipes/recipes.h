@@ -36,5 +36,6 @@ std::unique_ptr<Recipe> make_causal_loop_bound_recipe();  // causal_loop_bound.c
 std::unique_ptr<Recipe> make_online_softmax_recipe();  // online_softmax.cpp
 std::unique_ptr<Recipe> make_fuse_max_argmax_recipe();  // fuse_max_argmax.cpp
 std::unique_ptr<Recipe> make_split_interleaved_pairs_recipe();  // split_interleaved_pairs.cpp
+std::unique_ptr<Recipe> make_flatten_contiguous_rows_recipe();  // flatten_rows.cpp
 
 }  // namespace tdx
