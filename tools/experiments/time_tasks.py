@@ -1,0 +1,42 @@
+"""Times task files side by side on one suite entry's inputs, with the bench's timing
+(python/tritondx_bridge/timing.py: CUDA events per call, L2 flushed before each call, median),
+after checking each against the entry's reference with its tolerances. Run on a GPU:
+    python3 tools/experiments/time_tasks.py bench/suite/elementwise/leaky_relu_scale.py \
+        bench/results/entries/elementwise__leaky_relu_scale/optimize/leaky_relu_scale.optimized.py \
+        tools/experiments/leaky_relu_flat/best_flattened.py
+The first file is the entry (its reference, inputs and tolerances); every file's launch() is timed."""
+import importlib.util
+import pathlib
+import sys
+
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+from tritondx_bridge import timing  # noqa: E402
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main():
+    entry = load(sys.argv[1], "entry")
+    torch.manual_seed(0)
+    inputs = entry.make_inputs("cuda")
+    want = entry.reference(*inputs)
+    tol = getattr(entry, "TOLERANCE", {"rtol": 1e-4, "atol": 1e-4})
+    print(f"{pathlib.Path(sys.argv[1]).name} on {torch.cuda.get_device_name()}")
+    for i, path in enumerate(sys.argv[1:]):
+        task = load(path, f"task{i}")
+        got = task.launch(*inputs)
+        ok = torch.allclose(got.float(), want.float(), **tol)
+        ms = timing.time_launch(task.launch, [inputs])["median_ms"]
+        print(f"{ms:9.4f} ms  {'ok       ' if ok else 'DISAGREES'}  {path}")
+
+
+if __name__ == "__main__":
+    main()
