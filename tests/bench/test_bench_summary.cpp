@@ -60,6 +60,20 @@ TEST(BenchSummary, GeomeanMedianCountsAndWins) {
   for (const auto& t : s["targets"]) EXPECT_FALSE(t["met"].get<bool>()) << t.dump();  // 4 entries, not 40
 }
 
+// A loss by at most 1% is counted apart (a tie at the bandwidth), still not as a win.
+TEST(BenchSummary, CountsLossesWithinOnePercentOfTorchCompileApart) {
+  std::vector<nlohmann::json> entries{
+      measured("a/win", 2.0, 0.99, 1.0, 1.0, 0.9, 10, "L1"),
+      measured("a/tie", 2.0, 1.008, 1.0, 1.0, 0.9, 10, "L1"),
+      measured("a/loss", 2.0, 1.02, 1.0, 1.0, 0.9, 10, "L1"),
+  };
+  auto s = summarize_bench(entries, 41);
+  EXPECT_EQ(s["wins_vs_torch_compile"], 1);
+  EXPECT_EQ(s["within_1pct_of_torch_compile"], 1);
+  std::string md = render_bench_markdown(s, entries);
+  EXPECT_NE(md.find("| faster than torch.compile | 1 of 3; 1 more within 1% |"), std::string::npos) << md;
+}
+
 TEST(BenchSummary, MarkdownListsEveryEntryAndTheFailures) {
   std::vector<nlohmann::json> entries{measured("a/one", 4.0, 1.0, 2.0, 1.5, 0.8, 10, "L1")};
   entries.push_back({{"entry", "c/failed"}, {"status", "failed"}, {"bench_revision", kBenchRevision}, {"error", "the original kernel cannot be optimized"}});

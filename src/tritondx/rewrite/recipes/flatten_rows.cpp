@@ -183,8 +183,11 @@ Expected<std::vector<TextEdit>> FlattenRowsRecipe::edits(const RecipeInput& in) 
         node.fields.value("ops", nlohmann::json::array()) == nlohmann::json::array({"Lt"}))
       ++compares;
   });
-  if (view.uses(bound).size() != compares)
-    return refuse(fmt::format("the bound {} is used outside the masks `{} < {}`", bound, cols, bound));
+  size_t bound_strides = 0;  // `row * n_cols` addresses: the bound is also the row stride
+  for (const auto& a : accesses) bound_strides += a.row_stride == bound;
+  if (view.uses(bound).size() != compares + bound_strides)
+    return refuse(fmt::format("the bound {} is used outside the masks `{} < {}` and the row strides", bound, cols,
+                              bound));
   if (view.uses(cols).size() != accesses.size() + compares)
     return refuse(fmt::format("the columns {} are used outside the addresses and the masks", cols));
 
