@@ -7,6 +7,7 @@
 
 #include "tritondx/ladder/l0_triage/block_index.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
+#include "tritondx/rewrite/recipes/mask_guard.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 
@@ -38,29 +39,11 @@ Expected<std::string> launch_text(const KernelContext& ctx, const PyNode& call, 
   return recipe_util::parenthesized(ctx, *arg);
 }
 
-// The call without its mask and other arguments.
-std::string unmasked_call(const KernelContext& ctx, const PyNode& call, bool is_load) {
-  std::vector<std::string> parts;
-  int mask_pos = is_load ? 1 : 2;
-  for (const auto& c : call.children) {
-    if (c.field == "args" && c.index < mask_pos) parts.push_back(recipe_util::text(ctx, c));
-    if (c.field == "args" && c.index > 2) parts.push_back(recipe_util::text(ctx, c));
-    if (c.field == "keywords") {
-      std::string k = c.str_field("arg");
-      if (k != "mask" && k != "other") parts.push_back(recipe_util::text(ctx, c));
-    }
-  }
-  std::string joined;
-  for (const auto& p : parts) joined += (joined.empty() ? "" : ", ") + p;
-  return fmt::format("{}({})", recipe_util::text(ctx, *call.child("func")), joined);
-}
-
 using Conditions = std::vector<std::pair<std::string, std::string>>;  // (limit, block) kernel names
 
 // One statement holding masked accesses, and the condition under which their masks are true.
 struct EvenStatement {
-  const PyNode* stmt = nullptr;
-  std::vector<const PyNode*> memops;
+  mask_guard::MaskedStatement masked;
   Conditions conditions;  // sorted
 };
 
@@ -69,23 +52,8 @@ struct EvenStatement {
 Expected<EvenStatement> analyze(const KernelView& view, int line) {
   const KernelContext& ctx = view.ctx();
   EvenStatement es;
-  for (const PyNode* op : view.calls({"tl.load", "tl.store"}))
-    if (op->line == line && KernelView::mask_arg(*op)) es.memops.push_back(op);
-  if (es.memops.empty()) return fail(Stage::Rewrite, fmt::format("no masked tl.load/tl.store on line {}", line), line);
-  const PyNode* stmt = es.memops.front();
-  while (stmt && stmt->field != "body" && stmt->field != "orelse") stmt = stmt->parent;
-  if (!stmt || stmt->type == "For" || stmt->type == "While" || stmt->type == "If" || stmt->type == "With")
-    return fail(Stage::Rewrite, "the access is not in a simple statement", line);
-  for (const PyNode* op : es.memops) {
-    const PyNode* s = op;
-    while (s && s != stmt) s = s->parent;
-    if (!s) return fail(Stage::Rewrite, "masked accesses of one line in different statements", line);
-  }
-  std::string indent = indentation_of(ctx.task->source, stmt->line);
-  if (static_cast<int>(indent.size()) + 1 != stmt->col)
-    return fail(Stage::Rewrite, "the statement shares its line with another", line);
-  es.stmt = stmt;
-  for (const PyNode* op : es.memops) {
+  es.masked = TDX_TRY(mask_guard::masked_statement(view, line));
+  for (const PyNode* op : es.masked.memops) {
     for (const PyNode* c : l0::mask_conjuncts(view, *KernelView::mask_arg(*op))) {
       auto b = l0::mask_bound(view, *c);
       if (!b || !b->upper || b->inclusive)
@@ -119,46 +87,6 @@ Expected<EvenStatement> analyze(const KernelView& view, int line) {
   return es;
 }
 
-// `if FLAG: <statements with unmasked accesses> else: <statements as they were>`, over the lines
-// from the first to the last statement of a group (siblings in one body; any statements between
-// them are simple and copied into both branches).
-Expected<TextEdit> guard_statements(const KernelContext& ctx, const std::vector<EvenStatement>& group,
-                                    const std::string& flag) {
-  int first = group.front().stmt->line, last = group.back().stmt->end_line;
-  std::string indent = indentation_of(ctx.task->source, first);
-  std::string block;
-  for (int l = first; l <= last; ++l) block += std::string(ctx.task->line(l)) + "\n";
-  std::vector<TextEdit> inner;
-  for (const auto& es : group)
-    for (const PyNode* op : es.memops) {
-      bool is_load = normalize_triton_name(call_name(*op)) == "tl.load";
-      TextEdit e = TextEdit::replace(*op, unmasked_call(ctx, *op, is_load));
-      e.line -= first - 1;
-      e.end_line -= first - 1;
-      inner.push_back(std::move(e));
-    }
-  std::string unmasked = TDX_TRY(apply_edits(block, inner));
-  auto reindent = [&](const std::string& b) {  // the statements' own indentation -> one level deeper
-    std::string out;
-    size_t start = 0;
-    while (start < b.size()) {
-      size_t end = b.find('\n', start);
-      if (end == std::string::npos) end = b.size();
-      std::string l = b.substr(start, end - start);
-      if (l.rfind(indent, 0) == 0) l = l.substr(indent.size());
-      out += (l.empty() ? "" : indent + "    ") + l + "\n";
-      start = end + 1;
-    }
-    return out;
-  };
-  return TextEdit{first, 1, last + 1, 1,
-                  fmt::format("{0}if {1}:\n{2}{0}else:\n{3}", indent, flag, reindent(unmasked), reindent(block))};
-}
-
-bool is_simple_statement(const PyNode& n) {
-  return n.type == "Assign" || n.type == "AugAssign" || n.type == "AnnAssign" || n.type == "Expr" || n.type == "Pass";
-}
-
 Expected<std::vector<TextEdit>> EvenShapeRecipe::edits(const RecipeInput& in) const {
   const KernelContext& ctx = in.ctx;
   int line = in.proposal.params.value("line", in.finding.loc.line);
@@ -169,15 +97,12 @@ Expected<std::vector<TextEdit>> EvenShapeRecipe::edits(const RecipeInput& in) co
 
   // Every masked statement that is even for this launch takes one flag whose condition is the
   // union of theirs (under it each of their masks is all true), the finding's own included.
-  std::set<int> lines;
-  for (const PyNode* op : view.calls({"tl.load", "tl.store"}))
-    if (KernelView::mask_arg(*op)) lines.insert(op->line);
   std::vector<EvenStatement> guarded{target};
-  for (int l : lines) {
+  for (int l : mask_guard::masked_lines(view)) {
     auto es = analyze(view, l);
     if (!es) continue;
     bool seen = false;
-    for (const auto& g : guarded) seen |= g.stmt == es->stmt;
+    for (const auto& g : guarded) seen |= g.masked.stmt == es->masked.stmt;
     if (!seen) guarded.push_back(std::move(*es));
   }
   Conditions all;
@@ -218,24 +143,11 @@ Expected<std::vector<TextEdit>> EvenShapeRecipe::edits(const RecipeInput& in) co
     edits.push_back(launch_util::set_keyword(*site.call, flag, condition));
   }
 
-  // The guarded statements, in source order.
-  std::sort(guarded.begin(), guarded.end(), [](const auto& a, const auto& b) { return a.stmt->line < b.stmt->line; });
-  // Group siblings: same body, only simple statements between them.
-  std::vector<std::vector<EvenStatement>> groups;
-  for (auto& es : guarded) {
-    bool joined = false;
-    if (!groups.empty()) {
-      const PyNode* prev = groups.back().back().stmt;
-      if (prev->parent == es.stmt->parent && prev->field == es.stmt->field) {
-        joined = true;
-        for (const PyNode* sib : prev->parent->children_in(prev->field))
-          if (sib->index > prev->index && sib->index < es.stmt->index && !is_simple_statement(*sib)) joined = false;
-      }
-    }
-    if (joined) groups.back().push_back(std::move(es));
-    else groups.push_back({std::move(es)});
-  }
-  for (const auto& g : groups) edits.push_back(TDX_TRY(guard_statements(ctx, g, flag)));
+  // The guarded statements, grouped by siblings, in source order.
+  std::vector<mask_guard::MaskedStatement> statements;
+  for (const auto& g : guarded) statements.push_back(g.masked);
+  for (const auto& group : mask_guard::sibling_groups(std::move(statements)))
+    edits.push_back(TDX_TRY(mask_guard::guard(ctx, group, flag)));
   return edits;
 }
 

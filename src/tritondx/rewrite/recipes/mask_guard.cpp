@@ -1,0 +1,118 @@
+#include "tritondx/rewrite/recipes/mask_guard.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "tritondx/rewrite/recipes/recipe_util.h"
+
+namespace tdx::mask_guard {
+
+using l0::KernelView;
+
+Expected<MaskedStatement> masked_statement(const KernelView& view, int line) {
+  const KernelContext& ctx = view.ctx();
+  MaskedStatement ms;
+  for (const PyNode* op : view.calls({"tl.load", "tl.store"}))
+    if (op->line == line && KernelView::mask_arg(*op)) ms.memops.push_back(op);
+  if (ms.memops.empty()) return fail(Stage::Rewrite, fmt::format("no masked tl.load/tl.store on line {}", line), line);
+  const PyNode* stmt = ms.memops.front();
+  while (stmt && stmt->field != "body" && stmt->field != "orelse") stmt = stmt->parent;
+  if (!stmt || stmt->type == "For" || stmt->type == "While" || stmt->type == "If" || stmt->type == "With")
+    return fail(Stage::Rewrite, "the access is not in a simple statement", line);
+  for (const PyNode* op : ms.memops) {
+    const PyNode* s = op;
+    while (s && s != stmt) s = s->parent;
+    if (!s) return fail(Stage::Rewrite, "masked accesses of one line in different statements", line);
+  }
+  std::string indent = indentation_of(ctx.task->source, stmt->line);
+  if (static_cast<int>(indent.size()) + 1 != stmt->col)
+    return fail(Stage::Rewrite, "the statement shares its line with another", line);
+  ms.stmt = stmt;
+  return ms;
+}
+
+std::vector<int> masked_lines(const KernelView& view) {
+  std::set<int> lines;
+  for (const PyNode* op : view.calls({"tl.load", "tl.store"}))
+    if (KernelView::mask_arg(*op)) lines.insert(op->line);
+  return {lines.begin(), lines.end()};
+}
+
+std::string unmasked_call(const KernelContext& ctx, const PyNode& call) {
+  const bool is_load = normalize_triton_name(call_name(call)) == "tl.load";
+  std::vector<std::string> parts;
+  int mask_pos = is_load ? 1 : 2;
+  for (const auto& c : call.children) {
+    if (c.field == "args" && c.index < mask_pos) parts.push_back(recipe_util::text(ctx, c));
+    if (c.field == "args" && c.index > 2) parts.push_back(recipe_util::text(ctx, c));
+    if (c.field == "keywords") {
+      std::string k = c.str_field("arg");
+      if (k != "mask" && k != "other") parts.push_back(recipe_util::text(ctx, c));
+    }
+  }
+  std::string joined;
+  for (const auto& p : parts) joined += (joined.empty() ? "" : ", ") + p;
+  return fmt::format("{}({})", recipe_util::text(ctx, *call.child("func")), joined);
+}
+
+namespace {
+
+bool is_simple_statement(const PyNode& n) {
+  return n.type == "Assign" || n.type == "AugAssign" || n.type == "AnnAssign" || n.type == "Expr" || n.type == "Pass";
+}
+
+}  // namespace
+
+std::vector<std::vector<MaskedStatement>> sibling_groups(std::vector<MaskedStatement> statements) {
+  std::sort(statements.begin(), statements.end(), [](const auto& a, const auto& b) { return a.stmt->line < b.stmt->line; });
+  std::vector<std::vector<MaskedStatement>> groups;
+  for (auto& ms : statements) {
+    bool joined = false;
+    if (!groups.empty()) {
+      const PyNode* prev = groups.back().back().stmt;
+      if (prev->parent == ms.stmt->parent && prev->field == ms.stmt->field) {
+        joined = true;
+        for (const PyNode* sib : prev->parent->children_in(prev->field))
+          if (sib->index > prev->index && sib->index < ms.stmt->index && !is_simple_statement(*sib)) joined = false;
+      }
+    }
+    if (joined) groups.back().push_back(std::move(ms));
+    else groups.push_back({std::move(ms)});
+  }
+  return groups;
+}
+
+Expected<TextEdit> guard(const KernelContext& ctx, const std::vector<MaskedStatement>& group, const std::string& condition) {
+  int first = group.front().stmt->line, last = group.back().stmt->end_line;
+  std::string indent = indentation_of(ctx.task->source, first);
+  std::string block;
+  for (int l = first; l <= last; ++l) block += std::string(ctx.task->line(l)) + "\n";
+  std::vector<TextEdit> inner;
+  for (const auto& ms : group)
+    for (const PyNode* op : ms.memops) {
+      TextEdit e = TextEdit::replace(*op, unmasked_call(ctx, *op));
+      e.line -= first - 1;
+      e.end_line -= first - 1;
+      inner.push_back(std::move(e));
+    }
+  std::string unmasked = TDX_TRY(apply_edits(block, inner));
+  auto reindent = [&](const std::string& b) {  // the statements' own indentation -> one level deeper
+    std::string out;
+    size_t start = 0;
+    while (start < b.size()) {
+      size_t end = b.find('\n', start);
+      if (end == std::string::npos) end = b.size();
+      std::string l = b.substr(start, end - start);
+      if (l.rfind(indent, 0) == 0) l = l.substr(indent.size());
+      out += (l.empty() ? "" : indent + "    ") + l + "\n";
+      start = end + 1;
+    }
+    return out;
+  };
+  return TextEdit{first, 1, last + 1, 1,
+                  fmt::format("{0}if {1}:\n{2}{0}else:\n{3}", indent, condition, reindent(unmasked), reindent(block))};
+}
+
+}  // namespace tdx::mask_guard

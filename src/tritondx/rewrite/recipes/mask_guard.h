@@ -1,0 +1,36 @@
+// What even-shape-heuristic and unmasked-full-blocks share: the statement that holds the masked
+// accesses of a line, and `if COND: <those statements unmasked> else: <as they were>`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/rewrite/recipe.h"
+
+namespace tdx::mask_guard {
+
+// One simple statement (alone on its line) holding the masked tl.load/tl.store calls of a line.
+struct MaskedStatement {
+  const PyNode* stmt = nullptr;
+  std::vector<const PyNode*> memops;
+};
+
+Expected<MaskedStatement> masked_statement(const l0::KernelView& view, int line);
+
+// Every line of the kernel with a masked tl.load/tl.store, in order.
+std::vector<int> masked_lines(const l0::KernelView& view);
+
+// The call without its mask and other arguments.
+std::string unmasked_call(const KernelContext& ctx, const PyNode& call);
+
+// Groups of statements in source order: siblings in one body with only simple statements
+// between them go into one group (one guard covers them, the statements between copied into
+// both branches).
+std::vector<std::vector<MaskedStatement>> sibling_groups(std::vector<MaskedStatement> statements);
+
+// `if <condition>: <the group's lines with its accesses unmasked> else: <the lines as they were>`.
+Expected<TextEdit> guard(const KernelContext& ctx, const std::vector<MaskedStatement>& group,
+                         const std::string& condition);
+
+}  // namespace tdx::mask_guard
