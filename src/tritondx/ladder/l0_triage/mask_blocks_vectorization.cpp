@@ -27,6 +27,21 @@ class MaskBlocksVectorizationRule final : public L0Rule {
 };
 
 
+// Is the access in the `else` of a full-block guard `if ... <= n:` (unmasked-full-blocks' tail),
+// which runs for the last block only?
+bool in_tail_branch(const PyNode& memop, const std::string& n) {
+  for (const PyNode* child = &memop; child->parent; child = child->parent) {
+    const PyNode* p = child->parent;
+    if (p->type != "If" || child->field != "orelse") continue;
+    const PyNode* test = p->child("test");
+    auto right = test && test->type == "Compare" ? test->children_in("comparators") : std::vector<const PyNode*>{};
+    if (right.size() == 1 && right[0]->type == "Name" && right[0]->str_field("id") == n &&
+        test->fields.value("ops", nlohmann::json::array()) == nlohmann::json::array({"LtE"}))
+      return true;
+  }
+  return false;
+}
+
 struct Affected {
   const PyNode* compare = nullptr;
   std::vector<const PyNode*> memops;
@@ -49,7 +64,7 @@ void MaskBlocksVectorizationRule::check(const KernelContext& ctx, FindingSink& s
     const MaskBound& b = access.bound;
     if (!b.upper || b.limit->type != "Name" || view.definition(*b.limit)) continue;
     std::string n = b.limit->str_field("id");
-    if (!unspecialized(n)) continue;
+    if (!unspecialized(n) || in_tail_branch(*access.memop, n)) continue;
     auto bi = decompose_block_index(view, *b.index);
     const PyNode* address = KernelView::pointer_arg(*access.memop);
     if (!bi || bi->block < 2 || !address || !indexes_contiguously(view, *address, *b.index)) continue;
@@ -93,11 +108,15 @@ void MaskBlocksVectorizationRule::check(const KernelContext& ctx, FindingSink& s
     f.confidence = 0.65;
     if (blocks && *blocks >= 2) {
       long long full = value / block;
-      f.proposals.push_back({"even-split",
+      f.proposals.push_back({"unmasked-full-blocks",
                              fmt::format("mask only the tail: {} full blocks of {} unmasked, then one masked block of "
-                                         "{} elements (e.g. an EVEN constexpr flag or a separate tail launch/iteration)",
-                                         full, block, value - full * block),
-                             {{"bound", n}, {"block", block}, {"full_blocks", full}, {"tail", value - full * block}}});
+                                         "{} elements (a runtime `if start + BLOCK <= {}` per block)",
+                                         full, block, value - full * block, n),
+                             {{"bound", n},
+                              {"block", block},
+                              {"full_blocks", full},
+                              {"tail", value - full * block},
+                              {"line", a.memops.empty() ? a.compare->line : a.memops.front()->line}}});
     }
     if (f.proposals.empty())
       f.proposals.push_back({"pad-extent",

@@ -236,11 +236,11 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
     // Rewrite proposals derived from the culprit.
     const std::string root = mv->root_argument;
     if (mv->limited_by == "mask" && !root.empty()) {
-      f.proposals.push_back({"even-split-main-body-masked-tail",
-                             fmt::format("run the full blocks without a mask and only the last block masked (an "
-                                         "EVEN_{} constexpr via triton.heuristics)",
+      f.proposals.push_back({"unmasked-full-blocks",
+                             fmt::format("run every full block without the mask (a runtime `if start + BLOCK <= "
+                                         "{}`), so that only the last block is masked",
                                          root),
-                             {{"length", root}, {"line", line}}});
+                             {{"bound", root}, {"line", line}}});
       f.proposals.push_back({"pad-to-multiple-of-16", fmt::format("pad {} (and the buffers) to a multiple of 16", root),
                              {{"arg", root}, {"multiple", 16}}});
       f.proposals.push_back({"add-multiple-of-hint",

@@ -42,16 +42,6 @@ class FlattenRowsRecipe final : public Recipe {
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };
 
-// The terms of a sum `a + b + c` (any nesting of Add), in order.
-void add_terms(const PyNode& e, std::vector<const PyNode*>& out) {
-  if (e.type == "BinOp" && e.str_field("op") == "Add" && e.child("left") && e.child("right")) {
-    add_terms(*e.child("left"), out);
-    add_terms(*e.child("right"), out);
-    return;
-  }
-  out.push_back(&e);
-}
-
 // `name * factor` or `factor * name`: the factor node, else nullptr.
 const PyNode* factor_of(const PyNode& e, const std::string& name) {
   if (e.type != "BinOp" || e.str_field("op") != "Mult") return nullptr;
@@ -102,8 +92,7 @@ Expected<std::vector<TextEdit>> FlattenRowsRecipe::edits(const RecipeInput& in) 
       std::string name = recipe_util::assigned_name(*stmt);
       const PyNode* value = stmt->child("value");
       if (name.empty() || !value || view.definitions(name).size() != 1) continue;
-      std::vector<const PyNode*> terms;
-      add_terms(*value, terms);
+      auto terms = recipe_util::sum_terms(*value);
       if (terms.size() != 2) continue;
       for (int i = 0; i < 2; ++i) {
         const PyNode* scaled = factor_of(*terms[static_cast<size_t>(i)], pid.first);
@@ -133,8 +122,7 @@ Expected<std::vector<TextEdit>> FlattenRowsRecipe::edits(const RecipeInput& in) 
     const PyNode* ptr = KernelView::pointer_arg(*op);
     const PyNode* mask = KernelView::mask_arg(*op);
     if (!ptr || !mask) return refuse(fmt::format("line {}: an access without a pointer and a mask", op->line));
-    std::vector<const PyNode*> terms;
-    add_terms(*ptr, terms);
+    auto terms = recipe_util::sum_terms(*ptr);
     Access a;
     bool base = false, has_cols = false;
     for (const PyNode* t : terms) {

@@ -27,6 +27,23 @@ std::string parenthesized(const KernelContext& ctx, const PyNode& node) {
   return atomic ? text(ctx, node) : "(" + text(ctx, node) + ")";
 }
 
+namespace {
+void collect_terms(const PyNode& e, std::vector<const PyNode*>& out) {
+  if (e.type == "BinOp" && e.str_field("op") == "Add" && e.child("left") && e.child("right")) {
+    collect_terms(*e.child("left"), out);
+    collect_terms(*e.child("right"), out);
+    return;
+  }
+  out.push_back(&e);
+}
+}  // namespace
+
+std::vector<const PyNode*> sum_terms(const PyNode& expr) {
+  std::vector<const PyNode*> out;
+  collect_terms(expr, out);
+  return out;
+}
+
 bool is_name(const PyNode* node, std::string_view id) {
   return node && node->type == "Name" && node->str_field("id") == id;
 }

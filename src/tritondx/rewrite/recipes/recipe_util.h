@@ -21,6 +21,8 @@ std::string squash(std::string s);
 // The node's source text, in parentheses unless it is atomic (a name, constant, call, attribute
 // or subscript), for putting it inside a larger expression.
 std::string parenthesized(const KernelContext& ctx, const PyNode& node);
+// The terms of a sum `a + b + c` (any nesting of Add), in order; the node itself if it is no sum.
+std::vector<const PyNode*> sum_terms(const PyNode& expr);
 // Is the node the name `id`?
 bool is_name(const PyNode* node, std::string_view id);
 // The name a plain `name = ...` statement assigns, else "".
