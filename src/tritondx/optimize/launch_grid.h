@@ -1,6 +1,7 @@
 // A grid over a kernel's launch parameters: block sizes first (a grown 2-D tile also with
-// num_warps scaled by its area), then num_warps x num_stages on the best block; the fastest
-// variant that is still correct wins. It is two things:
+// num_warps scaled by its area; reorder-tile's [TILE_ROWS, BLOCK] tile also reshaped), then
+// num_warps x num_stages on the best block (16 warps too for a wide tile without tl.dot); the
+// fastest variant that is still correct wins. It is two things:
 // - the benchmark's "autotune-only" peer, run on the initial source: what a user gets today
 //   without tritondx;
 // - the optimizer's last stage ("launch tuning"), run on the best rewrite the search found.
