@@ -55,26 +55,17 @@ Expected<EvenStatement> analyze(const KernelView& view, int line) {
   es.masked = TDX_TRY(mask_guard::masked_statement(view, line));
   for (const PyNode* op : es.masked.memops) {
     for (const PyNode* c : l0::mask_conjuncts(view, *KernelView::mask_arg(*op))) {
-      auto b = l0::mask_bound(view, *c);
-      if (!b || !b->upper || b->inclusive)
-        return fail(Stage::Rewrite, fmt::format("mask term `{}` is not a bound `index < n`", view.text(*c)), line);
-      auto bi = l0::decompose_block_index(view, *b->index);
-      const PyNode* size = bi ? argument(*bi->arange, 1) : nullptr;
-      const PyNode* start = bi ? argument(*bi->arange, 0) : nullptr;
-      if (!size || size->type != "Name" || !start || int_constant(*start) != 0 ||
-          view.signature(size->str_field("id")) != "constexpr")
-        return fail(Stage::Rewrite,
-                    fmt::format("`{}`: the index is not a block tl.arange(0, BLOCK) of a constexpr", view.text(*c)), line);
-      if (b->limit->type != "Name" || view.definition(*b->limit) || !view.is_param(b->limit->str_field("id")))
-        return fail(Stage::Rewrite, fmt::format("`{}`: the bound is not a kernel argument", view.text(*c)), line);
-      std::string limit = b->limit->str_field("id"), block = size->str_field("id");
+      auto bb = TDX_TRY(mask_guard::block_bound(view, *c, line));
+      const l0::MaskBound& b = bb.bound;
+      const std::string& limit = bb.limit;
+      const std::string& block = bb.block;
       auto lv = ctx.launch->int_arg(limit), bv = ctx.launch->int_arg(block);
       if (!lv || !bv || *bv <= 0) return fail(Stage::Rewrite, "the captured launch has no value for the bound", line);
       if (*lv % *bv != 0)
         return fail(Stage::Rewrite,
                     fmt::format("{}={} is not a multiple of {}={}: the task's launch is not even", limit, *lv, block, *bv),
                     line);
-      if (!b->always_true())
+      if (!b.always_true())
         return fail(Stage::Rewrite,
                     fmt::format("`{}` can be false even though {} % {} == 0 (the blocks overrun the bound)",
                                 view.text(*c), limit, block),

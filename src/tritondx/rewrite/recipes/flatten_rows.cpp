@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "tritondx/ladder/l0_triage/block_index.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/program_tile.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
@@ -143,17 +144,12 @@ Expected<std::vector<TextEdit>> FlattenRowsRecipe::edits(const RecipeInput& in) 
     }
     if (!base || a.row_stride.empty() || !has_cols)
       return refuse(fmt::format("line {}: the address is not `ptr + {} * stride + {} [* stride]`", op->line, row, cols));
-    // The mask: `cols < bound`, written in the access or through one local name.
-    const PyNode* m = mask;
-    if (m->type == "Name" && view.definitions(m->str_field("id")).size() == 1)
-      m = view.definitions(m->str_field("id"))[0].value;
-    const PyNode* left = m && m->type == "Compare" ? m->child("left") : nullptr;
-    auto comparators = m && m->type == "Compare" ? m->children_in("comparators") : std::vector<const PyNode*>{};
-    auto ops = m && m->type == "Compare" ? m->fields.value("ops", nlohmann::json::array()) : nlohmann::json::array();
-    if (!recipe_util::is_name(left, cols) || comparators.size() != 1 || comparators[0]->type != "Name" ||
-        ops.size() != 1 || ops[0] != "Lt")
+    // The mask: `cols < bound`, written in the access or through a local name.
+    auto conjuncts = l0::mask_conjuncts(view, *mask);
+    auto m = conjuncts.size() == 1 ? l0::mask_bound(view, *conjuncts[0]) : std::nullopt;
+    if (!m || !m->upper || m->inclusive || !recipe_util::is_name(m->index, cols) || m->limit->type != "Name")
       return refuse(fmt::format("line {}: the mask is not `{} < n`", op->line, cols));
-    std::string b = comparators[0]->str_field("id");
+    std::string b = m->limit->str_field("id");
     if (!bound.empty() && b != bound) return refuse("the accesses are masked by different bounds");
     bound = b;
     accesses.push_back(a);
@@ -166,9 +162,8 @@ Expected<std::vector<TextEdit>> FlattenRowsRecipe::edits(const RecipeInput& in) 
   // The columns only index and mask, the bound only masks: flat, both mean the same.
   size_t compares = 0;
   PyModule::walk(view.function(), [&](const PyNode& node) {
-    auto right = node.type == "Compare" ? node.children_in("comparators") : std::vector<const PyNode*>{};
-    if (recipe_util::is_name(node.child("left"), cols) && right.size() == 1 && recipe_util::is_name(right[0], bound) &&
-        node.fields.value("ops", nlohmann::json::array()) == nlohmann::json::array({"Lt"}))
+    auto b = l0::mask_bound(view, node);
+    if (b && b->upper && !b->inclusive && recipe_util::is_name(b->index, cols) && recipe_util::is_name(b->limit, bound))
       ++compares;
   });
   size_t bound_strides = 0;  // `row * n_cols` addresses: the bound is also the row stride

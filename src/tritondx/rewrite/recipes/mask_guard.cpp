@@ -33,6 +33,22 @@ Expected<MaskedStatement> masked_statement(const KernelView& view, int line) {
   return ms;
 }
 
+Expected<BlockBound> block_bound(const KernelView& view, const PyNode& c, int line) {
+  auto b = l0::mask_bound(view, c);
+  if (!b || !b->upper || b->inclusive)
+    return fail(Stage::Rewrite, fmt::format("mask term `{}` is not a bound `index < n`", view.text(c)), line);
+  auto bi = l0::decompose_block_index(view, *b->index);
+  const PyNode* size = bi ? argument(*bi->arange, 1) : nullptr;
+  const PyNode* start = bi ? argument(*bi->arange, 0) : nullptr;
+  if (!size || size->type != "Name" || !start || int_constant(*start) != 0 ||
+      view.signature(size->str_field("id")) != "constexpr")
+    return fail(Stage::Rewrite,
+                fmt::format("`{}`: the index is not a block tl.arange(0, BLOCK) of a constexpr", view.text(c)), line);
+  if (b->limit->type != "Name" || view.definition(*b->limit) || !view.is_param(b->limit->str_field("id")))
+    return fail(Stage::Rewrite, fmt::format("`{}`: the bound is not a kernel argument", view.text(c)), line);
+  return BlockBound{*b, *bi, b->limit->str_field("id"), size->str_field("id")};
+}
+
 std::vector<int> masked_lines(const KernelView& view) {
   std::set<int> lines;
   for (const PyNode* op : view.calls({"tl.load", "tl.store"}))

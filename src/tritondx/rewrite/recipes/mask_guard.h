@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tritondx/ladder/l0_triage/block_index.h"
 #include "tritondx/ladder/l0_triage/kernel_view.h"
 #include "tritondx/rewrite/recipe.h"
 
@@ -17,6 +18,15 @@ struct MaskedStatement {
 };
 
 Expected<MaskedStatement> masked_statement(const l0::KernelView& view, int line);
+
+// A mask term `index < n` whose index is a block `start + tl.arange(0, BLOCK)` of a constexpr
+// BLOCK and whose bound n is a kernel argument; an error naming the term otherwise.
+struct BlockBound {
+  l0::MaskBound bound;
+  l0::BlockIndex index;
+  std::string limit, block;  // the names of n and BLOCK
+};
+Expected<BlockBound> block_bound(const l0::KernelView& view, const PyNode& conjunct, int line);
 
 // Every line of the kernel with a masked tl.load/tl.store, in order.
 std::vector<int> masked_lines(const l0::KernelView& view);

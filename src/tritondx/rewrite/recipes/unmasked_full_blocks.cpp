@@ -61,29 +61,20 @@ Expected<Guarded> analyze(const KernelView& view, int line) {
   bool unaligned = false;
   for (const PyNode* op : g.masked.memops) {
     for (const PyNode* c : l0::mask_conjuncts(view, *KernelView::mask_arg(*op))) {
-      auto b = l0::mask_bound(view, *c);
-      if (!b || !b->upper || b->inclusive)
-        return refuse(fmt::format("mask term `{}` is not a bound `index < n`", view.text(*c)));
-      if (b->limit->type != "Name" || view.definition(*b->limit) || !view.is_param(b->limit->str_field("id")))
-        return refuse(fmt::format("`{}`: the bound is not a kernel argument", view.text(*c)));
-      auto bi = l0::decompose_block_index(view, *b->index);
-      const PyNode* size = bi ? argument(*bi->arange, 1) : nullptr;
-      const PyNode* first = bi ? argument(*bi->arange, 0) : nullptr;
-      if (!size || size->type != "Name" || !first || int_constant(*first) != 0 ||
-          view.signature(size->str_field("id")) != "constexpr")
-        return refuse(fmt::format("`{}`: the index is not a block tl.arange(0, BLOCK) of a constexpr", view.text(*c)));
-      const std::string limit = b->limit->str_field("id"), block = size->str_field("id");
+      auto bb = TDX_TRY(mask_guard::block_bound(view, *c, line));
+      const std::string& limit = bb.limit;
+      const std::string& block = bb.block;
       auto lv = ctx.launch->int_arg(limit), bv = ctx.launch->int_arg(block);
       if (!lv || !bv || *bv <= 0) return refuse("the captured launch has no value for the bound or the block");
       if (*lv % 16 != 0) unaligned = true;
-      if (auto blocks = bi->blocks(); blocks && *blocks < 2)
+      if (auto blocks = bb.index.blocks(); blocks && *blocks < 2)
         return refuse(fmt::format("`{}` covers a single block: no block is full", view.text(*c)));
       // The block's start: the index's terms other than the tl.arange.
-      auto terms = recipe_util::sum_terms(*index_expression(view, b->index));
+      auto terms = recipe_util::sum_terms(*index_expression(view, bb.bound.index));
       std::string start;
       int ranges = 0;
       for (const PyNode* t : terms) {
-        if (t == bi->arange) {
+        if (t == bb.index.arange) {
           ++ranges;
           continue;
         }
