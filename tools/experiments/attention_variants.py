@@ -5,25 +5,14 @@ which rewrites and launch grid the recipes should try. Run on a GPU:
 Times are the bench's own (python/tritondx_bridge/timing.py: CUDA events per call, L2 flushed
 before each call, median); max |error| is against the suite's reference. A variant that fails to
 compile or disagrees is listed with its reason, not dropped."""
-import importlib.util
 import math
-import pathlib
 import sys
 
 import torch
 import triton
 import triton.language as tl
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "python"))
-from tritondx_bridge import timing  # noqa: E402
-
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from experiment_util import load, timing
 
 
 @triton.jit

@@ -5,24 +5,13 @@ kernels inductor generated with the launch config its autotuner kept, next to th
 tritondx's best kernel and of the compiled function (the bench's timing). Run on a GPU:
     python3 tools/experiments/inductor_kernels.py [category/entry ...] > inductor.txt"""
 import gc
-import importlib.util
 import json
-import pathlib
 import sys
 
 import torch
 from torch._inductor.utils import run_and_get_code
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "python"))
-from tritondx_bridge import timing  # noqa: E402
-
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from experiment_util import ROOT, load, timing
 
 
 def losing_entries():

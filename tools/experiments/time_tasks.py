@@ -5,22 +5,12 @@ after checking each against the entry's reference with its tolerances. Run on a 
         bench/results/entries/elementwise__leaky_relu_scale/optimize/leaky_relu_scale.optimized.py \
         tools/experiments/leaky_relu_flat/best_flattened.py
 The first file is the entry (its reference, inputs and tolerances); every file's launch() is timed."""
-import importlib.util
 import pathlib
 import sys
 
 import torch
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "python"))
-from tritondx_bridge import timing  # noqa: E402
-
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from experiment_util import load, timing
 
 
 def main():
