@@ -174,6 +174,52 @@ TEST(AutotuneGrid, ReshapesTheTileOfAReorderedTranspose) {
   EXPECT_NE(text.find("EVEN_N_COLS_N_ROWS=cols % 32 == 0 and rows % 32 == 0"), std::string::npos) << text;
 }
 
+// On the H200, conv1x1_as_gemm's search kept even-shape-heuristic and group-program-order, and
+// the launch grid then refused every tile: the unmasked loads under `if EVEN_K_M_N:` and the
+// flag computed in a launch variable were not seen to follow the block.
+TEST(AutotuneGrid, GrowsTheTileOfAnEvenShapedGroupedMatmul) {
+  fs::path work = fresh_dir("grid-even-grouped");
+  Bridge bridge(BridgeConfig::from_environment());
+  auto a = launch_grid(bridge, std::string(TRITONDX_FIXTURES_DIR) + "/tasks/conv1x1_even_grouped.py", work.string(), 0,
+                       false);
+  ASSERT_TRUE(a.has_value()) << a.error().to_string();
+  std::map<std::string, std::string> by_description;
+  for (const auto& v : a->variants) by_description[v.description] = read(v.path);
+  std::string refused;
+  for (const auto& r : a->refused) refused += r + "\n";
+  const std::string tile = "128x128 tile (BLOCK_M 64 -> 128, BLOCK_N 64 -> 128)";
+  ASSERT_TRUE(by_description.count(tile)) << refused;
+  EXPECT_NE(by_description[tile].find("grid = (triton.cdiv(M, 128) * triton.cdiv(K_out, 128),)"), std::string::npos)
+      << by_description[tile];
+  EXPECT_NE(by_description[tile].find("even_k_m_n = C % 32 == 0 and M % 128 == 0 and K_out % 128 == 0"),
+            std::string::npos)
+      << by_description[tile];
+  ASSERT_TRUE(by_description.count("BLOCK_K 32 -> 64")) << refused;
+  EXPECT_NE(by_description["BLOCK_K 32 -> 64"].find("even_k_m_n = C % 64 == 0 and M % 64 == 0"), std::string::npos);
+  // A smaller BLOCK_K keeps the flag's old divisor: C % 32 == 0 still implies C % 16 == 0.
+  ASSERT_TRUE(by_description.count("BLOCK_K 32 -> 16")) << refused;
+  EXPECT_NE(by_description["BLOCK_K 32 -> 16"].find("even_k_m_n = C % 32 == 0"), std::string::npos);
+}
+
+// On the H200, cumsum_1d_blocked's search kept unmasked-full-blocks, and the launch grid then
+// refused BLOCK 2048 and 4096 for the unmasked accesses the full-block guard protects.
+TEST(AutotuneGrid, GrowsTheBlockOfAGuardedScan) {
+  fs::path work = fresh_dir("grid-guarded-scan");
+  Bridge bridge(BridgeConfig::from_environment());
+  auto a = launch_grid(bridge, std::string(TRITONDX_FIXTURES_DIR) + "/tasks/cumsum_guarded_blocks.py", work.string(), 0,
+                       false);
+  ASSERT_TRUE(a.has_value()) << a.error().to_string();
+  std::string refused;
+  for (const auto& r : a->refused) refused += r + "\n";
+  bool grown = false;
+  for (const auto& v : a->variants)
+    if (v.description == "BLOCK 1024 -> 4096") {
+      grown = true;
+      EXPECT_NE(read(v.path).find("\nBLOCK = 4096\n"), std::string::npos) << read(v.path);
+    }
+  EXPECT_TRUE(grown) << refused;
+}
+
 TEST(AutotuneGrid, GrowsTheOutputTileOfAMatmul) {
   fs::path work = fresh_dir("grid-matmul");
   Bridge bridge(BridgeConfig::from_environment());

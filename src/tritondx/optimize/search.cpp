@@ -14,6 +14,7 @@
 #include "tritondx/ir/program.h"
 
 #include "tritondx/ladder/rule.h"
+#include "tritondx/optimize/evaluation_costs.h"
 #include "tritondx/optimize/launch_grid.h"
 #include "tritondx/optimize/search_store.h"
 #include "tritondx/rewrite/llm/llm_rewriter.h"
@@ -75,6 +76,8 @@ class Search {
     return made && !made->enables().empty();
   }
   bool budget_left(std::string& why) const;
+  // Seconds of the time budget spent so far (waiting for a GPU other bench workers hold is not).
+  double elapsed() const;
   size_t best_index() const;
   Expected<void> tune_launch();
   Expected<void> finish();
@@ -108,6 +111,7 @@ class Search {
   std::set<long long> llm_asked_;  // (candidate, escalation) pairs the LLM was asked about
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   double waited_at_start_ = bridge_gpu_lock_wait_seconds();
+  EvaluationCosts costs_;
 };
 
 EvaluateOptions Search::eval_options(bool measure, bool candidate, bool profile, bool original) const {
@@ -166,9 +170,12 @@ Expected<size_t> Search::evaluate_node(SearchNode node, const std::string* paren
   const Candidate* cand = node.candidate.rewriter == "original" ? nullptr : &node.candidate;
   std::unique_ptr<Bridge> own;
   if (cand) own = std::make_unique<Bridge>(bridge_.config());
+  const double began = elapsed();
   Evaluation e = evaluate_task(own ? *own : bridge_, rules_, node.path, (artifacts_dir_ / fmt::format("c{}", node.id)).string(),
                                eval_options(measure, cand != nullptr, !cand, !cand), parent_source, cand);
   ++r_.evaluated;
+  if (cand) costs_.candidates.push_back(elapsed() - began);
+  else costs_.original = elapsed() - began;
   for (const auto& note : e.notes) note_once(fmt::format("candidate {}: {}", node.id, note));
   node.status = e.verdict;
   node.reject_stage = e.reject_stage;
@@ -269,6 +276,11 @@ std::optional<size_t> Search::next_frontier() {
   }
 }
 
+double Search::elapsed() const {
+  double waited = bridge_gpu_lock_wait_seconds() - waited_at_start_;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() - waited;
+}
+
 bool Search::budget_left(std::string& why) const {
   int evaluated = static_cast<int>(r_.nodes.size()) - 1;  // the original is not a candidate
   if (evaluated >= o_.max_candidates) {
@@ -277,7 +289,7 @@ bool Search::budget_left(std::string& why) const {
   }
   // Waiting for a GPU that other bench workers hold is their time, not this search's.
   double waited = bridge_gpu_lock_wait_seconds() - waited_at_start_;
-  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() - waited;
+  double elapsed = this->elapsed();
   if (elapsed >= o_.max_seconds) {
     why = waited > 0.5 ? fmt::format("the time budget is spent ({:.0f} s, not counting {:.0f} s waiting for the "
                                      "shared GPU)", elapsed, waited)
@@ -302,6 +314,15 @@ Expected<DiagnosisSession*> Search::session_for(size_t index) {
   // On a GPU, a node about to be expanded is measured and profiled again: its L1 findings (what
   // the hardware counters say) are what the proposals from its profile come from.
   bool profile = r_.gpu && o_.profile && n.score.measured;
+  // A node the budget left cannot both profile and follow with a candidate is expanded from its
+  // stored diagnosis: the candidate is worth more than the counters (matmul_bf16_square on the
+  // H200 spent its last 25 s profiling its best node and evaluated nothing after it).
+  if (profile && !costs_.affords_profile(elapsed(), o_.max_seconds)) {
+    profile = false;
+    note_once(fmt::format("candidate {}: expanded from its stored diagnosis, without a new profile: the {:.0f} s left "
+                          "of the time budget would not also pay for a candidate after it",
+                          n.id, o_.max_seconds - elapsed()));
+  }
   Evaluation e = evaluate_task(*expansion_bridge_, rules_, n.path, (artifacts_dir_ / fmt::format("c{}", n.id)).string(),
                                eval_options(profile, false, profile, index == 0), nullptr, nullptr);
   if (profile && (!e.session || !e.verified())) {

@@ -166,10 +166,11 @@ void IntDivModIndexRule::check(const KernelContext& ctx, FindingSink& sink) cons
       f.cause += "; the result feeds a pointer, and AxisInfo keeps no contiguity through div/rem by a value it "
                  "cannot prove, so the accesses it indexes lose vectorization";
     f.confidence = d.constant ? 0.4 : address ? 0.75 : 0.6;
-    f.proposals.push_back({"remove-div-mod-index",
-                           "index with a 2-D tile (tl.arange per dimension, rows from the program id) instead of "
-                           "splitting a flat index, or make the divisor a power-of-two tl.constexpr",
-                           {{"line", line}, {"divisor", d.name}}});
+    if (!d.constant)
+      f.proposals.push_back({"constexpr-divisor",
+                             "make the kernel parameter(s) the index is divided by a tl.constexpr: a power of two "
+                             "known to the compiler is a shift or a mask, and keeps the index's contiguity",
+                             {{"line", line}, {"divisor", d.name}}});
     sink.report(std::move(f));
   }
 }

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "tritondx/core/check.h"
@@ -362,6 +363,46 @@ const PyNode* module_constant(const KernelContext& ctx, const PyNode& launch_fun
   return def;
 }
 
+// Does the expression (through the launch function's single assignments of the names it reads)
+// hold the literal `value` or a node the rewrite edits?
+bool derives_from(const PyNode& e, const PyNode& function, long long value, const std::set<const PyNode*>& edited,
+                  int depth = 0) {
+  bool found = false;
+  PyModule::walk(e, [&](const PyNode& n) {
+    if (found) return;
+    if (edited.count(&n) || (n.type == "Constant" && int_constant(n) == value)) found = true;
+    else if (n.type == "Name" && depth < 4)
+      if (const PyNode* def = launch_util::single_assignment(function, n.str_field("id")); def && def->child("value"))
+        found = derives_from(*def->child("value"), function, value, edited, depth + 1);
+  });
+  return found;
+}
+
+// The constexpr keyword values of the launch function's other kernel launches whose grid does
+// not derive from the old value: that kernel's own block, which happens to be the same number
+// (a two-stage reduction's final `final_kernel[(1,)](..., BLOCK=1024)`). A launch whose grid
+// counts blocks of the old value (a scan's `add_back[(cdiv(n, 1024),)](..., BLOCK=1024)`) tiles
+// the same data: its block stays tied.
+std::set<const PyNode*> independent_launch_blocks(const KernelContext& ctx, const launch_util::LaunchSite& site,
+                                                  long long old_value, const std::set<const PyNode*>& edited) {
+  std::set<const PyNode*> out;
+  PyModule::walk(*site.enclosing, [&](const PyNode& call) {
+    const PyNode* f = call.type == "Call" ? call.child("func") : nullptr;
+    if (&call == site.call || !f || f->type != "Subscript" || !f->child("value") || !f->child("slice")) return;
+    const KernelInfo* other = ctx.task->kernel(dotted_name(*f->child("value")));
+    if (!other) return;
+    launch_util::LaunchSite other_site{&call, f->child("slice"), site.enclosing};
+    const PyNode* grid = launch_util::grid_expression(other_site);
+    if (!grid || derives_from(*grid, *site.enclosing, old_value, edited)) return;
+    for (const PyNode* kw : call.children_in("keywords")) {
+      bool constexpr_param = false;
+      for (const auto& prm : other->params) constexpr_param |= prm.name == kw->str_field("arg") && prm.is_constexpr;
+      if (constexpr_param && kw->child("value")) out.insert(kw->child("value"));
+    }
+  });
+  return out;
+}
+
 // A constexpr parameter of the kernel that is none of the retuned blocks.
 bool is_constexpr_flag(const KernelInfo* info, const std::string& name, const std::vector<BlockChange>& changes) {
   if (!info || name.empty()) return false;
@@ -369,6 +410,62 @@ bool is_constexpr_flag(const KernelInfo* info, const std::string& name, const st
     if (c.name == name) return false;
   for (const auto& prm : info->params)
     if (prm.name == name) return prm.is_constexpr;
+  return false;
+}
+
+// The even-shape flags of the launch (constexpr parameters that are none of the retuned blocks)
+// and the expression each is computed from: the keyword's value, or the launch-local variable's
+// single assignment (`even = M % 64 == 0 and ...; kernel[grid](..., EVEN=even)`).
+std::map<std::string, const PyNode*> flag_expressions(const KernelInfo* info, const launch_util::LaunchSite& site,
+                                                      const std::vector<BlockChange>& changes) {
+  std::map<std::string, const PyNode*> out;
+  for (const PyNode* kw : site.call->children_in("keywords")) {
+    const PyNode* value = kw->child("value");
+    if (!value || !is_constexpr_flag(info, kw->str_field("arg"), changes)) continue;
+    if (value->type == "Name")
+      if (const PyNode* def = launch_util::single_assignment(*site.enclosing, value->str_field("id")); def && def->child("value"))
+        value = def->child("value");
+    out[kw->str_field("arg")] = value;
+  }
+  return out;
+}
+
+// The `x % divisor` nodes of an expression whose divisor is the literal `divisor`.
+std::vector<const PyNode*> mod_divisors(const PyNode& e, long long divisor) {
+  std::vector<const PyNode*> out;
+  PyModule::walk(e, [&](const PyNode& n) {
+    const PyNode* d = n.type == "BinOp" && n.str_field("op") == "Mod" ? n.child("right") : nullptr;
+    if (d && int_constant(*d) == divisor) out.push_back(d);
+  });
+  return out;
+}
+
+// Is `access` in the body of an `if FLAG:` for one of `flags`?
+bool guarded_by(const PyNode& access, const std::set<std::string>& flags) {
+  for (const PyNode* p = access.parent; p; p = p->parent) {
+    if (p->type != "If") continue;
+    const PyNode* test = p->child("test");
+    bool in_body = false;
+    for (const PyNode* b : p->children_in("body")) in_body |= PyModule::inside(access, *b);
+    if (in_body && test && test->type == "Name" && flags.count(test->str_field("id"))) return true;
+  }
+  return false;
+}
+
+// Is `access` in the body of a full-block guard on this block, `if start + BLOCK <= n:`
+// (unmasked-full-blocks)? The guard holds for any value of BLOCK.
+bool in_full_block_guard(const PyNode& access, const std::string& block) {
+  for (const PyNode* child = &access; child->parent; child = child->parent) {
+    const PyNode* p = child->parent;
+    if (p->type != "If" || child->field != "body") continue;
+    const PyNode* test = p->child("test");
+    if (!test || test->type != "Compare" || test->fields.value("ops", nlohmann::json::array()) != nlohmann::json::array({"LtE"}))
+      continue;
+    const PyNode* sum = test->child("left");
+    if (!sum || sum->type != "BinOp" || sum->str_field("op") != "Add") continue;
+    for (const PyNode* term : {sum->child("left"), sum->child("right")})
+      if (term && term->type == "Name" && term->str_field("id") == block) return true;
+  }
   return false;
 }
 
@@ -397,6 +494,7 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
   std::vector<TextEdit> edits;
   std::set<const PyNode*> edited;
   std::set<const PyNode*> followed_dims;
+  const auto flags = flag_expressions(info, site, changes);
   std::set<const PyNode*> other_factors;
   for (const auto& c : changes) {
     std::string name = c.name;
@@ -437,11 +535,18 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
                   arg->line);
     }
 
-    // Are the accesses that index with this block (an arange sized by it) all masked?
+    // Are the accesses that index with this block (an arange sized by it) all masked? An
+    // unmasked one under `if EVEN:` counts as masked when the flag tests divisibility by the old
+    // block (a larger block's divisor replaces it below, and a smaller block divides it), and so
+    // does one under a full-block guard `if start + BLOCK <= n:`.
+    std::set<std::string> divisible_flags;
+    for (const auto& [flag, expression] : flags)
+      if (!mod_divisors(*expression, c.from).empty()) divisible_flags.insert(flag);
     bool all_masked = true;
     for (const PyNode* op : view.calls({"tl.load", "tl.store"})) {
       const PyNode* ptr = KernelView::pointer_arg(*op);
-      if (!ptr || KernelView::mask_arg(*op)) continue;
+      if (!ptr || KernelView::mask_arg(*op) || guarded_by(*op, divisible_flags) || in_full_block_guard(*op, name))
+        continue;
       if (view.flows_from(*ptr, [&](const PyNode& n) {
             if (n.type != "Call" || normalize_triton_name(call_name(n)) != "tl.arange") return false;
             const PyNode* size = argument(n, 1);
@@ -490,23 +595,21 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
   }
 
   // An even-shape flag passed to a constexpr (`EVEN_N=n % 1024 == 0`, as even-shape-heuristic
-  // writes it) tests divisibility by the old block: its divisor follows the block. A larger
-  // power-of-two divisor only makes the flag stricter, so it always follows; a smaller one only
-  // when no other constexpr of the launch has the old value the divisor could belong to.
+  // writes it, or a launch variable holding that test) tests divisibility by the old block: its
+  // divisor follows the block. A larger power-of-two divisor only makes the flag stricter, so it
+  // always follows. A smaller one follows only when no other constexpr of the launch has the old
+  // value the divisor could belong to; otherwise the old divisor stays, which is still correct
+  // (divisible by the old block is divisible by the new).
+  std::set<const PyNode*> kept_divisors;
   for (const auto& c : changes) {
     bool shared = false;
     for (const auto& [other, value] : ctx.launch->constexprs.items())
       shared |= other != c.name && value.is_number_integer() && value.get<long long>() == c.from;
-    if (c.to < c.from && shared) continue;
-    for (const auto& kw : site.call->children) {
-      const PyNode* value = kw.field == "keywords" ? kw.child("value") : nullptr;
-      if (!value || !is_constexpr_flag(info, kw.str_field("arg"), changes)) continue;
-      PyModule::walk(*value, [&](const PyNode& n) {
-        const PyNode* divisor = n.type == "BinOp" && n.str_field("op") == "Mod" ? n.child("right") : nullptr;
-        if (divisor && int_constant(*divisor) == c.from && edited.insert(divisor).second)
-          edits.push_back(TextEdit::replace(*divisor, std::to_string(c.to)));
-      });
-    }
+    for (const auto& [flag, expression] : flags)
+      for (const PyNode* divisor : mod_divisors(*expression, c.from)) {
+        if (c.to < c.from && shared) kept_divisors.insert(divisor);
+        else if (edited.insert(divisor).second) edits.push_back(TextEdit::replace(*divisor, std::to_string(c.to)));
+      }
   }
 
   // Any other use of an old value in the launch function may be tied to the block (a buffer of
@@ -519,10 +622,13 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
   for (const PyNode* d : dims)
     if (!followed_dims.count(d)) PyModule::walk(*d, [&](const PyNode& n) { unrelated.insert(&n); });
   unrelated.insert(other_factors.begin(), other_factors.end());
+  unrelated.insert(kept_divisors.begin(), kept_divisors.end());
   for (const auto& c : changes) {
+    std::set<const PyNode*> own_blocks = independent_launch_blocks(ctx, site, c.from, edited);
     const PyNode* other = nullptr;
     PyModule::walk(*site.enclosing, [&](const PyNode& n) {
-      if (!other && n.type == "Constant" && int_constant(n) == c.from && !edited.count(&n) && !unrelated.count(&n))
+      if (!other && n.type == "Constant" && int_constant(n) == c.from && !edited.count(&n) && !unrelated.count(&n) &&
+          !own_blocks.count(&n))
         other = &n;
     });
     if (other)

@@ -38,5 +38,6 @@ std::unique_ptr<Recipe> make_fuse_max_argmax_recipe();  // fuse_max_argmax.cpp
 std::unique_ptr<Recipe> make_split_interleaved_pairs_recipe();  // split_interleaved_pairs.cpp
 std::unique_ptr<Recipe> make_flatten_contiguous_rows_recipe();  // flatten_rows.cpp
 std::unique_ptr<Recipe> make_unmasked_full_blocks_recipe();  // unmasked_full_blocks.cpp
+std::unique_ptr<Recipe> make_constexpr_divisor_recipe();  // constexpr_divisor.cpp
 
 }  // namespace tdx
