@@ -205,6 +205,11 @@ TEST(OptimizeE2E, LaunchTuningRunsLastAndItsWinnerIsACandidate) {
   EXPECT_EQ(report["tune_evaluations"].get<int>(), static_cast<int>(variants.size()));
   EXPECT_NE(report["tune"]["config"].get<std::string>().find("num_warps 8, num_stages 4"), std::string::npos)
       << report["tune"].dump(2);
+  // A block won stage 1 (the grown tile at 8 warps), so BLOCK_K is tried again on the winner.
+  bool again = false;
+  for (const auto& v : variants)
+    again |= v["stage"] == "blocks-again" && v["config"].get<std::string>().find("BLOCK_K 32 -> 64") != std::string::npos;
+  EXPECT_TRUE(again) << variants.dump(2);
   const auto& best = report["candidates"].back();
   EXPECT_EQ(best["recipe"], "launch-tune") << report.dump(2);
   EXPECT_EQ(best["id"], report["best"]);

@@ -303,6 +303,24 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
     measure(bridge, out.variants, first_stage2, out);
     out.best = fastest(out.variants, base_ms);
   }
+
+  // Stage 3: the 1-D blocks (BLOCK_K) once more, on the winner so far when stage 1 changed the
+  // blocks: the K step that suited a 128x128 tile at 4 warps need not suit 128x256 at 8
+  // (matmul_batched on the H200 kept the given kernel's BLOCK_K 32 under a 128x256 tile).
+  if (gpu && out.best && best_block) {
+    const GridVariant winner = out.variants[*out.best];
+    auto again = open_kernel(bridge, winner.path, artifacts);
+    size_t first_stage3 = out.variants.size();
+    if (again)
+      for (const auto& p : block_points(*again->ctx->launch)) {
+        if (p.recipe == "grow-tile") continue;
+        auto src = apply_point(recipes, *again->ctx, p);
+        if (src) add("blocks-again", fmt::format("{}, {}", winner.description, p.description), *src);
+        else out.refused.push_back(fmt::format("{}, {}: {}", winner.description, p.description, src.error().message));
+      }
+    measure(bridge, out.variants, first_stage3, out);
+    out.best = fastest(out.variants, base_ms);
+  }
   if (out.variants.empty())
     out.note = "no grid point applies to this source (an autotuned kernel keeps its own configs)";
   else if (!gpu)

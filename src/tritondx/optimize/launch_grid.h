@@ -1,7 +1,8 @@
 // A grid over a kernel's launch parameters: block sizes first (a grown 2-D tile also with
 // num_warps scaled by its area; reorder-tile's [TILE_ROWS, BLOCK] tile also reshaped), then
-// num_warps x num_stages on the best block (16 warps too for a wide tile without tl.dot); the
-// fastest variant that is still correct wins. It is two things:
+// num_warps x num_stages on the best block (16 warps too for a wide tile without tl.dot), then,
+// when that winner changed the tile, the 1-D blocks (BLOCK_K) once more on it; the fastest
+// variant that is still correct wins. It is two things:
 // - the benchmark's "autotune-only" peer, run on the initial source: what a user gets today
 //   without tritondx;
 // - the optimizer's last stage ("launch tuning"), run on the best rewrite the search found.
@@ -20,7 +21,7 @@
 namespace tdx {
 
 struct GridVariant {
-  std::string stage;        // "blocks" | "warps-stages"
+  std::string stage;        // "blocks" | "warps-stages" | "blocks-again"
   std::string description;  // "BLOCK_SIZE 1024 -> 2048", "num_warps 8, num_stages 3"
   std::string path;         // the variant's task file
   std::optional<Measurement> measurement;
