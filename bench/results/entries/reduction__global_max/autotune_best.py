@@ -42,10 +42,10 @@ def final_max_kernel(partial_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr)
 def launch(x):
     assert x.dim() == 1 and x.is_contiguous() and x.dtype == torch.float32
     n = x.numel()
-    n_partials = triton.cdiv(n, 1024)
+    n_partials = triton.cdiv(n, 4096)
     partials = torch.empty(n_partials, device=x.device, dtype=torch.float32)
     out = torch.empty(1, device=x.device, dtype=torch.float32)
-    block_max_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=1024, num_warps=2, num_stages=2)
+    block_max_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=4096, num_warps=8, num_stages=2)
     final_max_kernel[(1,)](partials, out, n_partials, BLOCK_SIZE=1024)
     return out[0]
 

@@ -57,7 +57,7 @@ def launch(x):
     out = torch.empty_like(x)
     n_blocks = triton.cdiv(n, BLOCK)
     block_sums = torch.empty(n_blocks, device=x.device, dtype=torch.float32)
-    block_scan_kernel[(n_blocks,)](x, out, block_sums, n, BLOCK=BLOCK, num_warps=2, num_stages=2)
+    block_scan_kernel[(n_blocks,)](x, out, block_sums, n, BLOCK=BLOCK, num_warps=2, num_stages=4)
     scan_block_sums_kernel[(1,)](block_sums, n_blocks, BLOCK=BLOCK)
     add_back_kernel[(n_blocks,)](out, block_sums, n, BLOCK=BLOCK)
     return out

@@ -22,16 +22,22 @@ draft has to overlap both to approach the roofline.
 import torch
 import triton
 import triton.language as tl
+GROUP_SIZE_M = tl.constexpr(8)
 
 
 @triton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K_M_N: tl.constexpr):
     pid = tl.program_id(0)
     num_pid_n = tl.cdiv(N, BLOCK_N)
-    pid_m = pid // num_pid_n
-    pid_n = pid % num_pid_n
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
 
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -41,14 +47,21 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, K, BLOCK_K):
-        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] + k < K), other=0.0)
-        b = tl.load(b_ptrs, mask=(offs_k[:, None] + k < K) & (offs_n[None, :] < N), other=0.0)
+        if EVEN_K_M_N:
+            a = tl.load(a_ptrs)
+            b = tl.load(b_ptrs)
+        else:
+            a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] + k < K), other=0.0)
+            b = tl.load(b_ptrs, mask=(offs_k[:, None] + k < K) & (offs_n[None, :] < N), other=0.0)
         acc += tl.dot(a, b)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
 
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
-    tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+    if EVEN_K_M_N:
+        tl.store(c_ptrs, acc.to(tl.float16))
+    else:
+        tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
 
 def launch(x, w):
@@ -58,10 +71,11 @@ def launch(x, w):
     y = torch.empty((N, H, W, K_out), device=x.device, dtype=torch.float16)
     c = y.view(N * H * W, K_out)
     M = N * H * W
-    grid = (triton.cdiv(M, 128) * triton.cdiv(K_out, 128),)
+    grid = (triton.cdiv(M, 64) * triton.cdiv(K_out, 64),)
+    even_k_m_n = C % 32 == 0 and M % 64 == 0 and K_out % 64 == 0
     matmul_kernel[grid](a, w, c, M, K_out, C,
                         a.stride(0), a.stride(1), w.stride(0), w.stride(1), c.stride(0), c.stride(1),
-                        BLOCK_M=128, BLOCK_N=128, BLOCK_K=32)
+                        BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, EVEN_K_M_N=even_k_m_n)
     return y
 
 

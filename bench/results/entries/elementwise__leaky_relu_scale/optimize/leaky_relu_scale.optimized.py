@@ -24,9 +24,9 @@ import triton.language as tl
 
 @triton.jit
 def leaky_relu_scale_kernel(x_ptr, out_ptr, n_cols, stride_xm, stride_xn, stride_om, stride_on,
-                            negative_slope, scale, BLOCK_SIZE: tl.constexpr):
-    row = tl.program_id(axis=0)
-    col_block = tl.program_id(axis=1)
+                            negative_slope, scale, BLOCK_SIZE: tl.constexpr, FLAT_ROWS: tl.constexpr):
+    row = 0 if FLAT_ROWS else tl.program_id(axis=0)
+    col_block = tl.program_id(0) if FLAT_ROWS else tl.program_id(axis=1)
     cols = col_block * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = cols < n_cols
     x = tl.load(x_ptr + row * stride_xm + cols * stride_xn, mask=mask)
@@ -38,9 +38,10 @@ def launch(x, negative_slope=0.2, scale=math.sqrt(2.0)):
     assert x.dim() == 2
     n_rows, n_cols = x.shape
     out = torch.empty_like(x)
-    grid = (n_rows, triton.cdiv(n_cols, 8192))
-    leaky_relu_scale_kernel[grid](x, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1),
-                                  negative_slope, scale, BLOCK_SIZE=8192, num_warps=8)
+    grid = (n_rows, triton.cdiv(n_cols, 4096))
+    flat_rows = x.stride(0) == n_cols and x.stride(1) == 1 and out.stride(0) == n_cols and out.stride(1) == 1 and n_rows * n_cols < 2**31
+    leaky_relu_scale_kernel[(triton.cdiv(n_rows * n_cols, 4096),) if flat_rows else grid](x, out, n_rows * n_cols if flat_rows else n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1),
+                                  negative_slope, scale, BLOCK_SIZE=4096, FLAT_ROWS=flat_rows, num_warps=16)
     return out
 
 

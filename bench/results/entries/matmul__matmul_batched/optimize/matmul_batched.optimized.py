@@ -51,12 +51,12 @@ def launch(a, b):
     B, M, K = a.shape
     N = b.shape[2]
     c = torch.empty((B, M, N), device=a.device, dtype=torch.float16)
-    grid = (triton.cdiv(M, 128) * triton.cdiv(N, 128), B)
+    grid = (triton.cdiv(M, 128) * triton.cdiv(N, 256), B)
     bmm_kernel[grid](a, b, c, M, N, K,
                      a.stride(0), a.stride(1), a.stride(2),
                      b.stride(0), b.stride(1), b.stride(2),
                      c.stride(0), c.stride(1), c.stride(2),
-                     BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, num_stages=4)
+                     BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, num_stages=4, num_warps=8)
     return c
 
 

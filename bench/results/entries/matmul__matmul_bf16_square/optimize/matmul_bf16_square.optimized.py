@@ -15,6 +15,7 @@ although 8192 divides the tiles; no persistent kernel, no TMA, no warp specializ
 import torch
 import triton
 import triton.language as tl
+GROUP_SIZE_M = tl.constexpr(8)
 
 
 @triton.jit
@@ -23,8 +24,13 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     pid = tl.program_id(0)
     num_pid_n = tl.cdiv(N, BLOCK_N)
-    pid_m = pid // num_pid_n
-    pid_n = pid % num_pid_n
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
 
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -49,10 +55,10 @@ def launch(a, b):
     M, K = a.shape
     _, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=torch.bfloat16)
-    grid = (triton.cdiv(M, 128) * triton.cdiv(N, 128),)
+    grid = (triton.cdiv(M, 256) * triton.cdiv(N, 128),)
     matmul_kernel[grid](a, b, c, M, N, K,
                         a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                        BLOCK_M=128, BLOCK_N=128, BLOCK_K=64)
+                        BLOCK_M=256, BLOCK_N=128, BLOCK_K=32, num_warps=8, num_stages=4)
     return c
 
 

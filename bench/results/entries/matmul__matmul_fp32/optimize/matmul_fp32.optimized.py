@@ -52,11 +52,11 @@ def launch(a, b):
     M, K = a.shape
     _, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=torch.float32)
-    grid = (triton.cdiv(M, 128) * triton.cdiv(N, 128),)
+    grid = (triton.cdiv(M, 128) * triton.cdiv(N, 256),)
     b = b.transpose(-1, -2).contiguous().transpose(-1, -2)  # K-major copy: wgmma reads it without a transpose
     matmul_kernel[grid](a, b, c, M, N, K,
                         a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                        BLOCK_M=128, BLOCK_N=128, BLOCK_K=32)
+                        BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, num_warps=8)
     return c
 
 

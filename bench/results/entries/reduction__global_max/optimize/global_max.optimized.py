@@ -32,9 +32,12 @@ def block_max_kernel(x_ptr, partial_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
 @triton.jit
 def final_max_kernel(partial_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr):
     acc = tl.full([BLOCK_SIZE], -float("inf"), dtype=tl.float32)
-    for start in tl.range(0, n_partials, BLOCK_SIZE, num_stages=3):
+    for start in range(0, n_partials, BLOCK_SIZE):
         offsets = start + tl.arange(0, BLOCK_SIZE)
-        p = tl.load(partial_ptr + offsets, mask=offsets < n_partials, other=-float("inf"))
+        if start + BLOCK_SIZE <= n_partials:
+            p = tl.load(partial_ptr + offsets)
+        else:
+            p = tl.load(partial_ptr + offsets, mask=offsets < n_partials, other=-float("inf"))
         acc = tl.maximum(acc, p)
     tl.store(out_ptr, tl.max(acc, axis=0))
 
@@ -42,10 +45,10 @@ def final_max_kernel(partial_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr)
 def launch(x):
     assert x.dim() == 1 and x.is_contiguous() and x.dtype == torch.float32
     n = x.numel()
-    n_partials = triton.cdiv(n, 1024)
+    n_partials = triton.cdiv(n, 16384)
     partials = torch.empty(n_partials, device=x.device, dtype=torch.float32)
     out = torch.empty(1, device=x.device, dtype=torch.float32)
-    block_max_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=1024)
+    block_max_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=16384, num_warps=16)
     final_max_kernel[(1,)](partials, out, n_partials, BLOCK_SIZE=1024)
     return out[0]
 

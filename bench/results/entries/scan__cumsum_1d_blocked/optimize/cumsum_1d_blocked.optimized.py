@@ -22,8 +22,12 @@ def block_scan_kernel(x_ptr, out_ptr, block_sums_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-    tl.store(out_ptr + offs, tl.cumsum(x, axis=0), mask=mask)
+    if pid * BLOCK + BLOCK <= n:
+        x = tl.load(x_ptr + offs)
+        tl.store(out_ptr + offs, tl.cumsum(x, axis=0))
+    else:
+        x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+        tl.store(out_ptr + offs, tl.cumsum(x, axis=0), mask=mask)
     tl.store(block_sums_ptr + pid, tl.sum(x, axis=0))
 
 
@@ -34,8 +38,12 @@ def scan_block_sums_kernel(block_sums_ptr, n_blocks, BLOCK: tl.constexpr):
     for start in range(0, n_blocks, BLOCK):
         offs = start + tl.arange(0, BLOCK)
         mask = offs < n_blocks
-        v = tl.load(block_sums_ptr + offs, mask=mask, other=0.0)
-        tl.store(block_sums_ptr + offs, tl.cumsum(v, axis=0) + carry, mask=mask)
+        if start + BLOCK <= n_blocks:
+            v = tl.load(block_sums_ptr + offs)
+            tl.store(block_sums_ptr + offs, tl.cumsum(v, axis=0) + carry)
+        else:
+            v = tl.load(block_sums_ptr + offs, mask=mask, other=0.0)
+            tl.store(block_sums_ptr + offs, tl.cumsum(v, axis=0) + carry, mask=mask)
         carry += tl.sum(v, axis=0)
 
 
@@ -49,7 +57,7 @@ def add_back_kernel(out_ptr, scanned_sums_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, y + prefix, mask=mask)
 
 
-BLOCK = 4096
+BLOCK = 1024
 
 
 def launch(x):
