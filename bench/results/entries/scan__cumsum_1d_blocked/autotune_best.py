@@ -49,7 +49,7 @@ def add_back_kernel(out_ptr, scanned_sums_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, y + prefix, mask=mask)
 
 
-BLOCK = 4096
+BLOCK = 2048
 
 
 def launch(x):
@@ -57,7 +57,7 @@ def launch(x):
     out = torch.empty_like(x)
     n_blocks = triton.cdiv(n, BLOCK)
     block_sums = torch.empty(n_blocks, device=x.device, dtype=torch.float32)
-    block_scan_kernel[(n_blocks,)](x, out, block_sums, n, BLOCK=BLOCK, num_warps=2, num_stages=4)
+    block_scan_kernel[(n_blocks,)](x, out, block_sums, n, BLOCK=BLOCK, num_warps=2)
     scan_block_sums_kernel[(1,)](block_sums, n_blocks, BLOCK=BLOCK)
     add_back_kernel[(n_blocks,)](out, block_sums, n, BLOCK=BLOCK)
     return out

@@ -38,12 +38,8 @@ def scan_block_sums_kernel(block_sums_ptr, n_blocks, BLOCK: tl.constexpr):
     for start in range(0, n_blocks, BLOCK):
         offs = start + tl.arange(0, BLOCK)
         mask = offs < n_blocks
-        if start + BLOCK <= n_blocks:
-            v = tl.load(block_sums_ptr + offs)
-            tl.store(block_sums_ptr + offs, tl.cumsum(v, axis=0) + carry)
-        else:
-            v = tl.load(block_sums_ptr + offs, mask=mask, other=0.0)
-            tl.store(block_sums_ptr + offs, tl.cumsum(v, axis=0) + carry, mask=mask)
+        v = tl.load(block_sums_ptr + offs, mask=mask, other=0.0)
+        tl.store(block_sums_ptr + offs, tl.cumsum(v, axis=0) + carry, mask=mask)
         carry += tl.sum(v, axis=0)
 
 
@@ -57,7 +53,7 @@ def add_back_kernel(out_ptr, scanned_sums_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, y + prefix, mask=mask)
 
 
-BLOCK = 1024
+BLOCK = 2048
 
 
 def launch(x):
@@ -65,7 +61,7 @@ def launch(x):
     out = torch.empty_like(x)
     n_blocks = triton.cdiv(n, BLOCK)
     block_sums = torch.empty(n_blocks, device=x.device, dtype=torch.float32)
-    block_scan_kernel[(n_blocks,)](x, out, block_sums, n, BLOCK=BLOCK)
+    block_scan_kernel[(n_blocks,)](x, out, block_sums, n, BLOCK=BLOCK, num_warps=8, num_stages=2)
     scan_block_sums_kernel[(1,)](block_sums, n_blocks, BLOCK=BLOCK)
     add_back_kernel[(n_blocks,)](out, block_sums, n, BLOCK=BLOCK)
     return out
