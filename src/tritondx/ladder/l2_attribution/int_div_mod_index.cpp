@@ -169,7 +169,7 @@ void IntDivModIndexRule::check(const KernelContext& ctx, FindingSink& sink) cons
     if (!d.constant)
       f.proposals.push_back({"constexpr-divisor",
                              "make the kernel parameter(s) the index is divided by a tl.constexpr: a power of two "
-                             "known to the compiler is a shift or a mask, and keeps the index's contiguity",
+                             "known to the compiler is a shift or a mask",
                              {{"line", line}, {"divisor", d.name}}});
     sink.report(std::move(f));
   }

@@ -15,13 +15,14 @@ class ConstexprDivisorRecipe final : public Recipe {
   std::string_view id() const override { return "constexpr-divisor"; }
   std::string_view description() const override {
     return "Annotates the kernel parameters that the kernel divides by (`offs // D`, `offs % D`, "
-           "`offs // (D * S)`) as tl.constexpr, for l2-int-div-mod-index on one of those divisions. The division by a run-time value "
-           "(a reciprocal estimate and correction steps per element) becomes a shift or a mask, and AxisInfo "
-           "can follow the index: `offs % 128` of a contiguous block stays contiguous in runs of 128, so the "
-           "loads it indexes can be vectorized again. Only parameters whose captured value is a power of two "
-           "are annotated; each new value compiles another specialization of the kernel, which suits shape "
-           "parameters that take few values (a head dimension, a row length). The launch call is unchanged: "
-           "Triton accepts a constexpr passed positionally.";
+           "`offs // (D * S)`) as tl.constexpr, for l2-int-div-mod-index on one of those divisions. A "
+           "division by a run-time value (div.s32/rem.s32: a reciprocal estimate and correction steps per "
+           "element) becomes a shift or a mask. AxisInfo already keeps `offs % D` contiguous in runs of 16 "
+           "when the JIT specialized D as a multiple of 16, so the access pattern changes only for a smaller "
+           "power of two. Only parameters whose captured value is a power of two are annotated; each new "
+           "value compiles another specialization of the kernel, which suits shape parameters that take few "
+           "values (a head dimension, a row length). The launch call is unchanged: Triton accepts a "
+           "constexpr passed positionally.";
   }
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };
