@@ -3,6 +3,10 @@
 # bench with the arguments given (e.g. --shard 1/8) into bench/results/ of the carried tree, and
 # tars bench/results/ into $OUT/bench.tgz (the device returns at most 8 files). Entries finished
 # in an earlier call travel with the tree and are kept; TDX_BENCH_SECONDS bounds this call.
+# The device copies at most 64 MiB of tree: when bench/results/store.sqlite makes it larger,
+# move the store aside for the call (entries resume from their entry.partial.json without it;
+# only a search cut mid-way needs its run in the store) and merge the returned store into it
+# afterwards with `tritondx bench --merge`.
 set -u
 export TRITONDX_PYTHON=python3 PYTHONUNBUFFERED=1
 out=${OUT:-/tmp/out}

@@ -191,14 +191,25 @@ TEST(AutotuneGrid, GrowsTheTileOfAnEvenShapedGroupedMatmul) {
   ASSERT_TRUE(by_description.count(tile)) << refused;
   EXPECT_NE(by_description[tile].find("grid = (triton.cdiv(M, 128) * triton.cdiv(K_out, 128),)"), std::string::npos)
       << by_description[tile];
-  EXPECT_NE(by_description[tile].find("even_k_m_n = C % 32 == 0 and M % 128 == 0 and K_out % 128 == 0"),
+  // The launch's line (the fixture's docstring quotes the line as given).
+  EXPECT_NE(by_description[tile].find("\n    even_k_m_n = C % 32 == 0 and M % 128 == 0 and K_out % 128 == 0\n"),
             std::string::npos)
       << by_description[tile];
   ASSERT_TRUE(by_description.count("BLOCK_K 32 -> 64")) << refused;
-  EXPECT_NE(by_description["BLOCK_K 32 -> 64"].find("even_k_m_n = C % 64 == 0 and M % 64 == 0"), std::string::npos);
-  // A smaller BLOCK_K keeps the flag's old divisor: C % 32 == 0 still implies C % 16 == 0.
+  EXPECT_NE(by_description["BLOCK_K 32 -> 64"].find("\n    even_k_m_n = C % 64 == 0 and M % 64 == 0"),
+            std::string::npos);
+  // A smaller tile keeps the flag's divisors: BLOCK_M's 64 could be BLOCK_N's, and divisible by
+  // 64 is divisible by 32.
+  const std::string small = "32x32 tile (BLOCK_M 64 -> 32, BLOCK_N 64 -> 32)";
+  ASSERT_TRUE(by_description.count(small)) << refused;
+  EXPECT_NE(by_description[small].find("\n    even_k_m_n = C % 32 == 0 and M % 64 == 0 and K_out % 64 == 0\n"),
+            std::string::npos)
+      << by_description[small];
+  EXPECT_NE(by_description[small].find("grid = (triton.cdiv(M, 32) * triton.cdiv(K_out, 32),)"), std::string::npos);
+  // A smaller BLOCK_K: its divisor follows, no other constexpr being 32.
   ASSERT_TRUE(by_description.count("BLOCK_K 32 -> 16")) << refused;
-  EXPECT_NE(by_description["BLOCK_K 32 -> 16"].find("even_k_m_n = C % 32 == 0"), std::string::npos);
+  EXPECT_NE(by_description["BLOCK_K 32 -> 16"].find("\n    even_k_m_n = C % 16 == 0 and M % 64 == 0"),
+            std::string::npos);
 }
 
 // On the H200, cumsum_1d_blocked's search kept unmasked-full-blocks, and the launch grid then

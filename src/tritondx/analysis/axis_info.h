@@ -44,6 +44,9 @@ struct MemoryVectorization {
   std::string culprit_value;  // the culprit op's result whose property is too small
   std::string root_argument;  // kernel argument at the root of the loss (no '%'), e.g. "n_elements"
   std::string root_note;      // why the root limits it, e.g. "n_elements has no tt.divisibility = 16"
+  // When the pointer limits the width and the mask would limit it too (a row stride and a
+  // column bound, neither a multiple of 16): the kernel argument at the root of the mask's loss.
+  std::string mask_root_argument;
 };
 
 // "contiguity = [1024], divisibility = [1024], constancy = [1], constant_value = <none>"

@@ -828,6 +828,8 @@ std::vector<MemoryVectorization> analyze_memory_ops(const AxisInfoAnalysis& a) {
     mv.culprit_value = t.value;
     mv.root_argument = t.root_arg;
     mv.root_note = t.root_note;
+    if (mv.limited_by != "mask" && x.has_mask && f_mask < mv.max_vec)
+      mv.mask_root_argument = tracer.trace(x.mask, Prop::Const, mask_o0, mv.max_vec).root_arg;
     const MlirOp& c = m.ops[static_cast<size_t>(t.op)];
     const int cline = source_line(c);
     std::string limit_text = mv.limited_by == "contiguity"  ? fmt::format("pointer contiguity {}", num(f_contig))

@@ -4,6 +4,7 @@
 // compile (tt.divisibility on the root argument, or fewer warps) confirms the cause.
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -200,6 +201,9 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
       if (elems > 0 && w < warps) change = {{"num_warps", w}};
     }
     double confidence = 0.8;
+    nlohmann::json joint;
+    bool joint_confirmed = false;
+    std::optional<EvidenceLink> extra_evidence;
     if (!change.is_null() && what_if_ && ctx.what_if) {
       const std::string key = change.dump();
       auto& outcome = what_ifs[key];
@@ -226,10 +230,38 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
                              confirmed ? "confirmed: the named cause limits the width"
                                        : "not confirmed: the width did not change");
         confidence = confirmed ? 0.95 : 0.5;
+        // The pointer's alignment alone changed nothing: the mask may limit the width too (a row
+        // stride and a column bound, neither a multiple of 16). Both assumed together confirm that.
+        if (!confirmed && !mv->mask_root_argument.empty() && mv->mask_root_argument != mv->root_argument) {
+          joint = {{"assume_divisible", nlohmann::json::array({mv->root_argument, mv->mask_root_argument})}};
+          auto& both = what_ifs[joint.dump()];
+          if (!both) {
+            both = std::make_shared<WhatIfOutcome>();
+            WhatIfResult r = ctx.what_if(joint);
+            both->ran = true;
+            both->error = r.error;
+            both->program = std::move(r.program);
+          }
+          if (both->program) {
+            int joint_bits = widest_bits(ptx_at(*both->program, source_file, line, mv->kind));
+            joint_confirmed = joint_bits > actual;
+            EvidenceLink j;
+            j.stage = Stage::WhatIf;
+            j.loc = op.loc;
+            j.note = fmt::format("what-if {}: the {} on this line become {}-bit ({})", joint.dump(),
+                                 kind_plural(mv->kind), joint_bits,
+                                 joint_confirmed ? fmt::format("confirmed: {} and the mask's bound {} limit the width "
+                                                               "together", mv->root_argument, mv->mask_root_argument)
+                                                 : "not confirmed either");
+            extra_evidence = std::move(j);
+            if (joint_confirmed) confidence = 0.95;
+          }
+        }
       } else {
         e.note = fmt::format("what-if {} failed to compile: {}", key, outcome->error);
       }
       f.evidence.push_back(std::move(e));
+      if (extra_evidence) f.evidence.push_back(std::move(*extra_evidence));
     }
     f.confidence = confidence;
 
@@ -275,7 +307,14 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
                                          "(a `tl.multiple_of` hint on a kernel argument is dropped by Triton 3.6)",
                                          root),
                              {{"value", root}, {"multiple", 16}}});
-    } else if (mv->limited_by == "contiguity" && culprit) {
+    }
+    if (joint_confirmed)
+      f.proposals.push_back({"unmasked-full-blocks",
+                             fmt::format("run every full block without the mask (a runtime `if start + BLOCK <= {}`), "
+                                         "so that only the last block is masked",
+                                         mv->mask_root_argument),
+                             {{"bound", mv->mask_root_argument}, {"line", line}}});
+    if (mv->limited_by == "contiguity" && culprit) {
       if (culprit->name == "arith.remsi" || culprit->name == "arith.remui") {
         f.proposals.push_back({"max-contiguous-hint",
                                "wrap the index in tl.max_contiguous(tl.multiple_of(idx, BLOCK), BLOCK) if the wrap "
