@@ -370,3 +370,32 @@ TEST(OptimizeE2E, LaunchTuningRunsNearTheRooflineUnlessWithin5Percent) {
 
 }  // namespace
 }  // namespace tdx
+
+namespace tdx {
+namespace {
+
+// Near its roofline, a kernel whose diagnosis holds a compiler-confirmed finding with a rewrite
+// is still expanded once: the fixture's stride and mask bound, confirmed together by a what-if
+// (0.95), propose flatten-contiguous-rows and unmasked-full-blocks. The stand-in's floor puts the
+// 1 ms original at 92% of its roofline, where the search used to stop before trying them.
+TEST(OptimizeE2E, ConfirmedRewritesAreTriedNearTheRoofline) {
+  const double hbm = 4235367204545.38;  // targets/nvidia-h200.json, bytes per second
+  fs::path out = fresh_dir("near_roofline_confirmed");
+  std::vector<std::string> args{TRITONDX_BINARY, "optimize",
+                                std::string(TRITONDX_SOURCE_DIR) +
+                                    "/tests/rules/l3/l3-vectorization-lost/fires_stride_and_mask.py",
+                                "--gpu", "on", "--no-profile", "--no-tune", "--max-candidates", "2", "--out",
+                                out.string()};
+  auto r = run(args, {{"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
+                      {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"},
+                      {"STAND_IN_MIN_BYTES", std::to_string(static_cast<long long>(0.92e-3 * hbm))}});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  std::set<std::string> recipes;
+  for (const auto& c : report["candidates"]) recipes.insert(c.value("recipe", ""));
+  EXPECT_TRUE(recipes.count("flatten-contiguous-rows") || recipes.count("unmasked-full-blocks")) << report.dump(2);
+  EXPECT_GE(report["candidates"].size(), 2u) << report["stop_reason"];
+}
+
+}  // namespace
+}  // namespace tdx

@@ -42,6 +42,19 @@ constexpr double kConfirmed = 0.9;
 
 double priority(const Finding& f) { return f.confidence * f.estimated_gain.value_or(1.05); }
 
+// A node not expanded yet (or being expanded) whose diagnosis holds a compiler-confirmed finding
+// proposing a built-in recipe: reaching near its roofline does not stop the search before that
+// expansion is done. The what-if that confirmed the finding widened the accesses it names; the
+// roofline fraction alone says nothing of that.
+bool confirmed_rewrite_left(const SearchNode& n, bool being_expanded, const RecipeRegistry& recipes) {
+  if (n.expanded_level >= 0 && !being_expanded) return false;
+  return std::any_of(n.findings.begin(), n.findings.end(), [&](const Finding& f) {
+    return f.confidence >= kConfirmed && std::any_of(f.proposals.begin(), f.proposals.end(), [&](const auto& p) {
+             return recipes.find(p.recipe) != nullptr;
+           });
+  });
+}
+
 // What a rewrite must keep, in prose (for the LLM; recipes keep it by construction).
 std::string constraints(const KernelContext& ctx) {
   std::string out =
@@ -112,6 +125,7 @@ class Search {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   double waited_at_start_ = bridge_gpu_lock_wait_seconds();
   EvaluationCosts costs_;
+  std::optional<size_t> expanding_;  // the node expand() is working on
 };
 
 EvaluateOptions Search::eval_options(bool measure, bool candidate, bool profile, bool original) const {
@@ -296,11 +310,14 @@ bool Search::budget_left(std::string& why) const {
                        : fmt::format("the time budget is spent ({:.0f} s)", elapsed);
     return false;
   }
-  for (const auto& n : r_.nodes)
-    if (n.score.measured && n.score.roofline_fraction >= o_.near_roofline) {
+  for (size_t i = 0; i < r_.nodes.size(); ++i) {
+    const auto& n = r_.nodes[i];
+    if (n.score.measured && n.score.roofline_fraction >= o_.near_roofline &&
+        !confirmed_rewrite_left(n, expanding_ == i, recipes_)) {
       why = fmt::format("candidate {} reaches {:.0f}% of its roofline", n.id, 100 * n.score.roofline_fraction);
       return false;
     }
+  }
   return true;
 }
 
@@ -357,6 +374,11 @@ Expected<DiagnosisSession*> Search::session_for(size_t index) {
 }
 
 Expected<void> Search::expand(size_t index) {
+  expanding_ = index;
+  struct Done {
+    std::optional<size_t>& at;
+    ~Done() { at.reset(); }
+  } done{expanding_};
   DiagnosisSession* session = TDX_TRY(session_for(index));
   const Score parent_score = r_.nodes[index].score;
   const std::string parent_source = r_.nodes[index].candidate.source;

@@ -1,5 +1,5 @@
-"""l3-vectorization-lost fires: a row-by-row scale over a [512, 1023] fp32 tensor. Both the row
-stride 1023 (row starts only 4-byte aligned) and the column bound 1023 (`cols < n_cols` has
+"""l3-vectorization-lost fires: a row-by-row scale over a [256, 2047] fp32 tensor. Both the row
+stride 2047 (row starts only 4-byte aligned) and the column bound 2047 (`cols < n_cols` has
 constancy 1) keep every access 32-bit: assuming the stride divisible alone changes nothing, so
 the rule's what-if assumes both, which widens the accesses and confirms the joint cause."""
 import torch
@@ -10,7 +10,8 @@ import triton.language as tl
 @triton.jit
 def scale_rows_kernel(x_ptr, out_ptr, n_cols, stride_xm, stride_om, scale, BLOCK: tl.constexpr):
     row = tl.program_id(0)
-    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    col_block = tl.program_id(1)
+    cols = col_block * BLOCK + tl.arange(0, BLOCK)
     mask = cols < n_cols
     x = tl.load(x_ptr + row * stride_xm + cols, mask=mask)  # CHECK: l3-vectorization-lost
     tl.store(out_ptr + row * stride_om + cols, x * scale, mask=mask)  # CHECK: l3-vectorization-lost
@@ -28,4 +29,4 @@ def reference(x):
 
 
 def make_inputs(device):
-    return (torch.randn(512, 1023, device=device),)
+    return (torch.randn(256, 2047, device=device),)
