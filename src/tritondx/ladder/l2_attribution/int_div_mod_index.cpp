@@ -1,7 +1,9 @@
 // l2-int-div-mod-index: per-element integer division/modulo in index arithmetic.
 #include <algorithm>
+#include <optional>
 #include <set>
 
+#include "tritondx/analysis/axis_info.h"
 #include "tritondx/ladder/l2_attribution/l2_rule.h"
 
 namespace tdx {
@@ -85,8 +87,9 @@ class IntDivModIndexRule final : public L2Rule {
     return "Integer division or modulo applied per element of a tensor (TTGIR `arith.divsi`/`remsi`/`divui`/"
            "`remui` on a tensor), typically to turn a flat index into row and column (`offs // n_cols`, "
            "`offs % n_cols`). By a run-time divisor each element costs a long integer sequence (PTX `div.s32`/"
-           "`rem.s32`, SASS I2F/MUFU.RCP/IMAD.HI/... per element); and when the result feeds an address, the "
-           "axis info loses contiguity, so the loads that use it become scalar and uncoalesced. The finding "
+           "`rem.s32`, SASS I2F/MUFU.RCP/IMAD.HI/... per element); and when the result feeds an address and "
+           "AxisInfo cannot prove the divisor a multiple of 16, the axis info loses contiguity, so the loads "
+           "that use it become scalar and uncoalesced. The finding "
            "quotes the op, the divisor (a kernel argument or a constant), the PTX division instructions and "
            "the SASS instruction count of the line. Power-of-two constant divisors are shifts and are not "
            "reported; other constants become multiply-high sequences and are reported only when configured.";
@@ -105,6 +108,7 @@ void IntDivModIndexRule::check(const KernelContext& ctx, FindingSink& sink) cons
   IrView ir(ctx);
   if (!ir.ready()) return;
   std::vector<int> reported;
+  std::optional<AxisInfoAnalysis> axis;  // run once, for the first divisor that needs it
   for (const auto& op : ir.ttgir().ops) {
     if (!is_div_rem(op.name) || !op.loc.known() || op.operands.size() < 2) continue;
     if (op.result_types.empty() || !op.result_types[0].is_tensor) continue;
@@ -162,10 +166,23 @@ void IntDivModIndexRule::check(const KernelContext& ctx, FindingSink& sink) cons
                                      : ": a division by a run-time value has no hardware instruction and expands "
                                        "to a reciprocal estimate plus correction steps (~20 instructions)");
     if (runtime) f.cause += fmt::format("; the divisor is {} for the captured launch", *runtime);
-    if (address)
+    // A divisor AxisInfo knows to be a multiple of 16 (an argument the JIT specialized, or a
+    // product of such) still leaves runs of 16 (`offs % D` keeps contiguity gcd(contiguity, 16)):
+    // then the division itself is the cost, not the accesses' width.
+    bool divisor_16 = false;
+    if (d.uniform && !d.constant) {
+      if (!axis) axis = AxisInfoAnalysis::run(ir.ttgir());
+      const AxisInfo* info = axis->get(d.name);
+      divisor_16 = info && !info->divisibility.empty() && info->divisibility[0] >= 16;
+    }
+    if (address && divisor_16)
+      f.cause += fmt::format("; the result feeds a pointer, but AxisInfo knows {} is a multiple of 16, so it "
+                             "keeps runs of 16 through the division and the accesses it indexes stay vectorizable",
+                             d.name);
+    else if (address)
       f.cause += "; the result feeds a pointer, and AxisInfo keeps no contiguity through div/rem by a value it "
                  "cannot prove, so the accesses it indexes lose vectorization";
-    f.confidence = d.constant ? 0.4 : address ? 0.75 : 0.6;
+    f.confidence = d.constant ? 0.4 : address && !divisor_16 ? 0.75 : 0.6;
     if (!d.constant)
       f.proposals.push_back({"constexpr-divisor",
                              "make the kernel parameter(s) the index is divided by a tl.constexpr: a power of two "
