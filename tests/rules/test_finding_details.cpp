@@ -1,0 +1,80 @@
+// What some rules' findings say beyond their lines (which test_rules.cpp checks): the what-if
+// compiles behind a confidence, and a cause that depends on what AxisInfo can prove.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "tritondx/ladder/rule.h"
+#include "tritondx/ladder/session.h"
+
+namespace tdx {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The findings of one rule on a fixture, compiled (what-ifs allowed) through the real bridge.
+std::vector<Finding> findings_of(const std::string& rule_id, const std::string& fixture) {
+  RuleRegistry registry;
+  register_all_rules(registry);
+  const Rule* rule = registry.find(rule_id);
+  EXPECT_NE(rule, nullptr) << rule_id;
+  if (!rule) return {};
+  Bridge bridge(BridgeConfig::from_environment());
+  SessionOptions options;
+  options.task_path = std::string(TRITONDX_SOURCE_DIR) + "/" + fixture;
+  options.artifacts_dir =
+      (fs::temp_directory_path() / "tritondx-rule-tests" / "details" / fs::path(fixture).stem()).string();
+  auto session = DiagnosisSession::open(bridge, options);
+  EXPECT_TRUE(session.has_value()) << (session ? "" : session.error().diagnostic.to_string());
+  if (!session) return {};
+  EXPECT_FALSE((*session)->compile(false).has_value());
+  std::vector<RuleFailure> failures;
+  std::vector<Finding> out;
+  for (const auto& ctx : (*session)->contexts())
+    for (auto& f : DiagnosisSession::run_rule(*rule, ctx, failures)) out.push_back(std::move(f));
+  for (const auto& failure : failures) ADD_FAILURE() << "rule threw: " << failure.message;
+  return out;
+}
+
+// The row stride and the column bound, neither a multiple of 16, limit the width together:
+// assuming the stride divisible alone changes nothing, both together widen the accesses.
+TEST(FindingDetails, VectorizationLostConfirmsStrideAndMaskTogether) {
+  auto findings = findings_of("l3-vectorization-lost", "tests/rules/l3/l3-vectorization-lost/fires_stride_and_mask.py");
+  EXPECT_EQ(findings.size(), 2u);
+  for (const auto& f : findings) {
+    std::string notes;
+    bool joint = false;
+    for (const auto& e : f.evidence) {
+      notes += e.note + "\n";
+      for (const char* stride : {"stride_xm", "stride_om"})
+        joint |= e.note.find(std::string("confirmed: ") + stride + " and the mask's bound n_cols limit the width together") !=
+                 std::string::npos;
+    }
+    EXPECT_TRUE(joint) << "line " << f.loc.line << ":\n" << notes;
+    EXPECT_GE(f.confidence, 0.9) << notes;  // joins the search's first expansion
+    std::vector<std::string> recipes;
+    for (const auto& p : f.proposals) recipes.push_back(p.recipe);
+    EXPECT_NE(std::find(recipes.begin(), recipes.end(), "flatten-contiguous-rows"), recipes.end());
+    EXPECT_NE(std::find(recipes.begin(), recipes.end(), "unmasked-full-blocks"), recipes.end());
+  }
+}
+
+// n_cols = 1000 has no tt.divisibility = 16: `offs % n_cols` loses the bias load's contiguity.
+// D = 32 is specialized as a multiple of 16: `offs % D` keeps runs of 16, only the division costs.
+TEST(FindingDetails, IntDivModSaysWhetherTheAccessesLoseTheirWidth) {
+  auto lost = findings_of("l2-int-div-mod-index", "tests/rules/l2/l2-int-div-mod-index/fires.py");
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_NE(lost[0].cause.find("the accesses it indexes lose vectorization"), std::string::npos) << lost[0].cause;
+  EXPECT_DOUBLE_EQ(lost[0].confidence, 0.75);
+
+  auto kept = findings_of("l2-int-div-mod-index", "tests/recipes/constexpr-divisor/applies.py");
+  ASSERT_FALSE(kept.empty());
+  for (const auto& f : kept) {
+    EXPECT_NE(f.cause.find("stay vectorizable"), std::string::npos) << "line " << f.loc.line << ": " << f.cause;
+    EXPECT_DOUBLE_EQ(f.confidence, 0.6);
+  }
+}
+
+}  // namespace
+}  // namespace tdx
