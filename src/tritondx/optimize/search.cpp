@@ -379,6 +379,10 @@ Expected<void> Search::expand(size_t index) {
     std::optional<size_t>& at;
     ~Done() { at.reset(); }
   } done{expanding_};
+  if (const auto& n = r_.nodes[index]; n.score.measured && n.score.roofline_fraction >= o_.near_roofline)
+    note_once(fmt::format("candidate {} reaches {:.0f}% of its roofline, but its diagnosis holds a compiler-confirmed "
+                          "finding with a recipe to try: expanded once more",
+                          n.id, 100 * n.score.roofline_fraction));
   DiagnosisSession* session = TDX_TRY(session_for(index));
   const Score parent_score = r_.nodes[index].score;
   const std::string parent_source = r_.nodes[index].candidate.source;
