@@ -230,16 +230,18 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
     write_file(p, source);
     out.variants.push_back({stage, description, p.string(), std::nullopt, ""});
   };
+  // A point's source becomes a variant; a recipe's refusal is recorded with the point's name.
+  auto offer = [&](const std::string& stage, const std::string& description, const Expected<std::string>& source) {
+    if (source) add(stage, description, *source);
+    else out.refused.push_back(fmt::format("{}: {}", description, source.error().message));
+    return source.has_value();
+  };
 
   // Stage 1: block sizes on the source as given.
   const int given_warps = given.ctx->launch->num_warps();
   for (const auto& p : block_points(*given.ctx->launch)) {
     auto src = apply_point(recipes, *given.ctx, p);
-    if (!src) {
-      out.refused.push_back(fmt::format("{}: {}", p.description, src.error().message));
-      continue;
-    }
-    add("blocks", p.description, *src);
+    if (!offer("blocks", p.description, src)) continue;
     int scaled = std::min(kMaxScaledWarps, static_cast<int>(given_warps * p.area_ratio));
     if (p.area_ratio <= 1 || scaled <= given_warps) continue;
     std::string desc = fmt::format("{}, num_warps {}", p.description, scaled);
@@ -248,8 +250,7 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
     auto o = open_kernel(bridge, tiled.string(), artifacts);
     auto warped = o ? apply_point(recipes, *o->ctx, {"set-num-warps", {{"num_warps", scaled}}, desc})
                     : Expected<std::string>(std::unexpected(o.error()));
-    if (warped) add("blocks", desc, *warped);
-    else out.refused.push_back(fmt::format("{}: {}", desc, warped.error().message));
+    offer("blocks", desc, warped);
   }
   if (gpu) measure(bridge, out.variants, 0, out);
   auto best_block = gpu ? fastest(out.variants, base_ms) : std::nullopt;
@@ -294,9 +295,8 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
         add("warps-stages", desc, warps_source);
         continue;
       }
-      auto src = apply_point(recipes, *ctx, {"set-num-stages", {{"num_stages", s}}, fmt::format("num_stages {}", s)});
-      if (src) add("warps-stages", desc, *src);
-      else out.refused.push_back(fmt::format("{}: {}", desc, src.error().message));
+      offer("warps-stages", desc,
+            apply_point(recipes, *ctx, {"set-num-stages", {{"num_stages", s}}, fmt::format("num_stages {}", s)}));
     }
   }
   if (gpu) {
@@ -313,10 +313,9 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
     size_t first_stage3 = out.variants.size();
     if (again)
       for (const auto& p : block_points(*again->ctx->launch)) {
-        if (p.recipe == "grow-tile") continue;
-        auto src = apply_point(recipes, *again->ctx, p);
-        if (src) add("blocks-again", fmt::format("{}, {}", winner.description, p.description), *src);
-        else out.refused.push_back(fmt::format("{}, {}: {}", winner.description, p.description, src.error().message));
+        if (p.recipe != "grow-tile")
+          offer("blocks-again", fmt::format("{}, {}", winner.description, p.description),
+                apply_point(recipes, *again->ctx, p));
       }
     measure(bridge, out.variants, first_stage3, out);
     out.best = fastest(out.variants, base_ms);

@@ -225,4 +225,21 @@ std::vector<MaskedAccess> masked_accesses(const KernelView& view) {
   return out;
 }
 
+std::vector<FullBlockGuard> full_block_guards(const PyNode& node, bool in_else) {
+  std::vector<FullBlockGuard> out;
+  for (const PyNode* child = &node; child->parent; child = child->parent) {
+    const PyNode* p = child->parent;
+    if (p->type != "If" || child->field != (in_else ? "orelse" : "body")) continue;
+    const PyNode* test = p->child("test");
+    if (!test || test->type != "Compare" ||
+        test->fields.value("ops", nlohmann::json::array()) != nlohmann::json::array({"LtE"}))
+      continue;
+    const PyNode* sum = test->child("left");
+    auto right = test->children_in("comparators");
+    if (!sum || sum->type != "BinOp" || sum->str_field("op") != "Add" || right.size() != 1) continue;
+    out.push_back({sum, right[0]->type == "Name" ? right[0]->str_field("id") : std::string()});
+  }
+  return out;
+}
+
 }  // namespace tdx::l0

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "tritondx/ladder/l0_triage/kernel_view.h"
@@ -76,5 +77,15 @@ std::optional<Tile> largest_tile(const KernelView& view);
 // The largest power-of-two chunk (16 .. max_block) that covers `extent` with at most
 // `max_waste` of its lanes masked (16 if none does).
 long long best_chunk(long long extent, long long max_block, double max_waste);
+
+// A full-block guard `if start + BLOCK <= n:` (unmasked-full-blocks writes it: the body runs the
+// block unmasked, the else-branch is the masked tail).
+struct FullBlockGuard {
+  const PyNode* sum = nullptr;  // `start + BLOCK`
+  std::string bound;            // n, when it is a name ("" otherwise)
+};
+// The full-block guards around `node` whose body holds it (or, with `in_else`, whose else-branch
+// holds it), innermost first.
+std::vector<FullBlockGuard> full_block_guards(const PyNode& node, bool in_else);
 
 }  // namespace tdx::l0

@@ -1,5 +1,6 @@
 // l0-mask-blocks-vectorization: a mask bound the compiler cannot prove divisible splits every
 // access of the contiguous dimension into scalar predicated loads/stores.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -30,18 +31,8 @@ class MaskBlocksVectorizationRule final : public L0Rule {
 // Is the access in the `else` of a full-block guard `if start + BLOCK <= n:` (unmasked-full-blocks'
 // tail), which runs for the last block only?
 bool in_tail_branch(const PyNode& memop, const std::string& n) {
-  for (const PyNode* child = &memop; child->parent; child = child->parent) {
-    const PyNode* p = child->parent;
-    if (p->type != "If" || child->field != "orelse") continue;
-    const PyNode* test = p->child("test");
-    auto right = test && test->type == "Compare" ? test->children_in("comparators") : std::vector<const PyNode*>{};
-    const PyNode* left = test && test->type == "Compare" ? test->child("left") : nullptr;
-    if (left && left->type == "BinOp" && left->str_field("op") == "Add" && right.size() == 1 &&
-        right[0]->type == "Name" && right[0]->str_field("id") == n &&
-        test->fields.value("ops", nlohmann::json::array()) == nlohmann::json::array({"LtE"}))
-      return true;
-  }
-  return false;
+  auto guards = full_block_guards(memop, true);
+  return std::any_of(guards.begin(), guards.end(), [&](const FullBlockGuard& g) { return g.bound == n; });
 }
 
 struct Affected {

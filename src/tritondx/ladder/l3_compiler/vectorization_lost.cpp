@@ -4,7 +4,6 @@
 // compile (tt.divisibility on the root argument, or fewer warps) confirms the cause.
 #include <algorithm>
 #include <map>
-#include <optional>
 
 #include <fmt/format.h>
 
@@ -201,67 +200,65 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
       if (elems > 0 && w < warps) change = {{"num_warps", w}};
     }
     double confidence = 0.8;
-    nlohmann::json joint;
     bool joint_confirmed = false;
-    std::optional<EvidenceLink> extra_evidence;
     if (!change.is_null() && what_if_ && ctx.what_if) {
+      // One compile per distinct change, shared by the lines that ask for it.
+      auto compiled_under = [&](const nlohmann::json& what) -> const WhatIfOutcome& {
+        auto& outcome = what_ifs[what.dump()];
+        if (!outcome) {
+          outcome = std::make_shared<WhatIfOutcome>();
+          WhatIfResult r = ctx.what_if(what);
+          outcome->ran = true;
+          outcome->error = r.error;
+          outcome->program = std::move(r.program);
+        }
+        return *outcome;
+      };
       const std::string key = change.dump();
-      auto& outcome = what_ifs[key];
-      if (!outcome) {
-        outcome = std::make_shared<WhatIfOutcome>();
-        WhatIfResult r = ctx.what_if(change);
-        outcome->ran = true;
-        outcome->error = r.error;
-        outcome->program = std::move(r.program);
-      }
+      const WhatIfOutcome& outcome = compiled_under(change);
       EvidenceLink e;
       e.stage = Stage::WhatIf;
       e.loc = op.loc;
-      if (outcome->program) {
-        auto after = ptx_at(*outcome->program, source_file, line, mv->kind);
+      bool confirmed = false;
+      if (outcome.program) {
+        auto after = ptx_at(*outcome.program, source_file, line, mv->kind);
         int after_bits = widest_bits(after);
         if (!after.empty()) {
           e.ir_line = after.front()->line;
           e.quote = trim_ptx(after.front()->text);
         }
-        bool confirmed = after_bits > actual;
+        confirmed = after_bits > actual;
         e.note = fmt::format("what-if {}: the {} on this line become {}-bit{} ({})", key, kind_plural(mv->kind),
                              after_bits, after_bits >= max_bits ? " (full width)" : "",
                              confirmed ? "confirmed: the named cause limits the width"
                                        : "not confirmed: the width did not change");
         confidence = confirmed ? 0.95 : 0.5;
-        // The pointer's alignment alone changed nothing: the mask may limit the width too (a row
-        // stride and a column bound, neither a multiple of 16). Both assumed together confirm that.
-        if (!confirmed && !mv->mask_root_argument.empty() && mv->mask_root_argument != mv->root_argument) {
-          joint = {{"assume_divisible", nlohmann::json::array({mv->root_argument, mv->mask_root_argument})}};
-          auto& both = what_ifs[joint.dump()];
-          if (!both) {
-            both = std::make_shared<WhatIfOutcome>();
-            WhatIfResult r = ctx.what_if(joint);
-            both->ran = true;
-            both->error = r.error;
-            both->program = std::move(r.program);
-          }
-          if (both->program) {
-            int joint_bits = widest_bits(ptx_at(*both->program, source_file, line, mv->kind));
-            joint_confirmed = joint_bits > actual;
-            EvidenceLink j;
-            j.stage = Stage::WhatIf;
-            j.loc = op.loc;
-            j.note = fmt::format("what-if {}: the {} on this line become {}-bit ({})", joint.dump(),
-                                 kind_plural(mv->kind), joint_bits,
-                                 joint_confirmed ? fmt::format("confirmed: {} and the mask's bound {} limit the width "
-                                                               "together", mv->root_argument, mv->mask_root_argument)
-                                                 : "not confirmed either");
-            extra_evidence = std::move(j);
-            if (joint_confirmed) confidence = 0.95;
-          }
-        }
       } else {
-        e.note = fmt::format("what-if {} failed to compile: {}", key, outcome->error);
+        e.note = fmt::format("what-if {} failed to compile: {}", key, outcome.error);
       }
       f.evidence.push_back(std::move(e));
-      if (extra_evidence) f.evidence.push_back(std::move(*extra_evidence));
+      // The pointer's alignment alone changed nothing: the mask may limit the width too (a row
+      // stride and a column bound, neither a multiple of 16). Both assumed together confirm that.
+      if (outcome.program && !confirmed && !mv->mask_root_argument.empty() &&
+          mv->mask_root_argument != mv->root_argument) {
+        nlohmann::json joint = {
+            {"assume_divisible", nlohmann::json::array({mv->root_argument, mv->mask_root_argument})}};
+        const WhatIfOutcome& both = compiled_under(joint);
+        if (both.program) {
+          int joint_bits = widest_bits(ptx_at(*both.program, source_file, line, mv->kind));
+          joint_confirmed = joint_bits > actual;
+          EvidenceLink j;
+          j.stage = Stage::WhatIf;
+          j.loc = op.loc;
+          j.note = fmt::format("what-if {}: the {} on this line become {}-bit ({})", joint.dump(),
+                               kind_plural(mv->kind), joint_bits,
+                               joint_confirmed ? fmt::format("confirmed: {} and the mask's bound {} limit the width "
+                                                             "together", mv->root_argument, mv->mask_root_argument)
+                                               : "not confirmed either");
+          f.evidence.push_back(std::move(j));
+          if (joint_confirmed) confidence = 0.95;
+        }
+      }
     }
     f.confidence = confidence;
 

@@ -455,17 +455,9 @@ bool guarded_by(const PyNode& access, const std::set<std::string>& flags) {
 // Is `access` in the body of a full-block guard on this block, `if start + BLOCK <= n:`
 // (unmasked-full-blocks)? The guard holds for any value of BLOCK.
 bool in_full_block_guard(const PyNode& access, const std::string& block) {
-  for (const PyNode* child = &access; child->parent; child = child->parent) {
-    const PyNode* p = child->parent;
-    if (p->type != "If" || child->field != "body") continue;
-    const PyNode* test = p->child("test");
-    if (!test || test->type != "Compare" || test->fields.value("ops", nlohmann::json::array()) != nlohmann::json::array({"LtE"}))
-      continue;
-    const PyNode* sum = test->child("left");
-    if (!sum || sum->type != "BinOp" || sum->str_field("op") != "Add") continue;
-    for (const PyNode* term : {sum->child("left"), sum->child("right")})
+  for (const auto& g : l0::full_block_guards(access, false))
+    for (const PyNode* term : {g.sum->child("left"), g.sum->child("right")})
       if (term && term->type == "Name" && term->str_field("id") == block) return true;
-  }
   return false;
 }
 
