@@ -50,6 +50,7 @@ TEST(BenchSummary, GeomeanMedianCountsAndWins) {
   EXPECT_EQ(s["wins_vs_torch_compile"], 2);
   EXPECT_NEAR(s["roofline_fraction_geomean"].get<double>(), std::pow(0.8 * 0.5 * 0.9, 1.0 / 3), 1e-9);
   EXPECT_EQ(s["ladder_reach"]["L3"], 2);
+  EXPECT_EQ(s["ladder_reach"]["L1"], 1);
   EXPECT_EQ(s["median_gpu_evaluations"].get<double>(), 12);
   ASSERT_EQ(s["failures"].size(), 1u);
   EXPECT_EQ(s["failures"][0]["entry"], "c/failed");
@@ -85,6 +86,16 @@ TEST(BenchSummary, MarkdownListsEveryEntryAndTheFailures) {
   std::string svg = render_speedup_svg(s);
   EXPECT_TRUE(svg.starts_with("<svg")) << svg;
   EXPECT_NE(svg.find("3-5x"), std::string::npos);
+}
+
+// An entry whose search stayed at the L1 escalation but kept a rewrite of an L3 finding (a
+// compiler-confirmed finding is used early) counts as reaching L3.
+TEST(BenchSummary, LadderReachCountsTheLevelOfTheBestPath) {
+  auto entry = measured("e/flat", 2.0, 1.0, 1.5, 1.1, 0.9, 2, "L1");
+  entry["tritondx"]["best_path"] = nlohmann::json::array({{{"recipe", "flatten-contiguous-rows"}, {"level", "L3"}}});
+  auto s = summarize_bench({entry, measured("e/tuned", 2.0, 1.0, 1.5, 1.1, 0.9, 2, "L1")}, 41);
+  EXPECT_EQ(s["ladder_reach"]["L3"], 1);
+  EXPECT_EQ(s["ladder_reach"]["L1"], 1);
 }
 
 }  // namespace

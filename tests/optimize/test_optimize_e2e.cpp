@@ -400,6 +400,8 @@ TEST(OptimizeE2E, ConfirmedRewritesAreTriedNearTheRoofline) {
     noted |= n.get<std::string>().find("reaches 92% of its roofline, but its diagnosis holds a compiler-confirmed") !=
              std::string::npos;
   EXPECT_TRUE(noted) << report["notes"].dump(2);
+  // The search never escalated past L1, but the candidates it tried came from an L3 finding.
+  EXPECT_EQ(report["ladder_reach"], "L3");
 }
 
 }  // namespace

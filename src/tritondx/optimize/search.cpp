@@ -540,7 +540,17 @@ Expected<void> Search::tune_launch() {
 Expected<void> Search::finish() {
   size_t best = best_index();
   r_.best = best;
-  r_.ladder_reach = std::string(level_name(kEscalation[escalation_]));
+  // Compiler-confirmed findings are used before the escalation reaches their level, so the
+  // reach also counts the findings the evaluated candidates targeted.
+  Level reach = kEscalation[escalation_];
+  for (const auto& child : r_.nodes)
+    for (const auto& parent : r_.nodes)
+      if (child.parent != 0 && parent.id == child.parent)
+        for (const auto& f : parent.findings)
+          if (std::find(child.candidate.targets.begin(), child.candidate.targets.end(), f.rule_id) !=
+              child.candidate.targets.end())
+            reach = std::max(reach, f.level);
+  r_.ladder_reach = std::string(level_name(reach));
   std::vector<size_t> path;
   for (std::optional<size_t> at = best; at;) {
     path.push_back(*at);

@@ -49,7 +49,9 @@ struct OptimizeResult {
   size_t best = 0;                // index into nodes
   std::vector<size_t> best_path;  // original -> ... -> best
   std::string stop_reason;
-  std::string ladder_reach;       // the highest level whose findings proposals came from ("L1" .. "L3")
+  // "L1" .. "L3": the higher of the escalation reached and the level of the findings that
+  // evaluated candidates targeted.
+  std::string ladder_reach;
   double seconds = 0;
   int evaluated = 0;              // candidates evaluated in this invocation
   // The launch-tuning stage (launch_grid.h on the best kernel the rewrites reached): its grid
