@@ -38,9 +38,9 @@ def launch(x, negative_slope=0.2, scale=math.sqrt(2.0)):
     assert x.dim() == 2
     n_rows, n_cols = x.shape
     out = torch.empty_like(x)
-    grid = (n_rows, triton.cdiv(n_cols, 4096))
+    grid = (n_rows, triton.cdiv(n_cols, 8192))
     leaky_relu_scale_kernel[grid](x, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1),
-                                  negative_slope, scale, BLOCK_SIZE=4096, num_warps=16)
+                                  negative_slope, scale, BLOCK_SIZE=8192, num_warps=16)
     return out
 
 

@@ -59,7 +59,7 @@ def launch(x, w, bias):
     grid = (triton.cdiv(M, 128) * triton.cdiv(N, 128),)
     matmul_bias_gelu_kernel[grid](x, w, bias, y, M, N, K,
                                   x.stride(0), x.stride(1), w.stride(0), w.stride(1), y.stride(0), y.stride(1),
-                                  BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, num_stages=4)
+                                  BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, num_warps=4, num_stages=4)
     return y
 
 

@@ -22,7 +22,6 @@ draft has to overlap both to approach the roofline.
 import torch
 import triton
 import triton.language as tl
-GROUP_SIZE_M = tl.constexpr(8)
 
 
 @triton.jit
@@ -31,13 +30,8 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K_M_N: tl.constexpr):
     pid = tl.program_id(0)
     num_pid_n = tl.cdiv(N, BLOCK_N)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_SIZE_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
+    pid_m = pid // num_pid_n
+    pid_n = pid % num_pid_n
 
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -71,11 +65,11 @@ def launch(x, w):
     y = torch.empty((N, H, W, K_out), device=x.device, dtype=torch.float16)
     c = y.view(N * H * W, K_out)
     M = N * H * W
-    grid = (triton.cdiv(M, 64) * triton.cdiv(K_out, 64),)
-    even_k_m_n = C % 32 == 0 and M % 64 == 0 and K_out % 64 == 0
+    grid = (triton.cdiv(M, 128) * triton.cdiv(K_out, 128),)
+    even_k_m_n = C % 32 == 0 and M % 128 == 0 and K_out % 128 == 0
     matmul_kernel[grid](a, w, c, M, K_out, C,
                         a.stride(0), a.stride(1), w.stride(0), w.stride(1), c.stride(0), c.stride(1),
-                        BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, EVEN_K_M_N=even_k_m_n)
+                        BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, EVEN_K_M_N=even_k_m_n, num_stages=4)
     return y
 
 

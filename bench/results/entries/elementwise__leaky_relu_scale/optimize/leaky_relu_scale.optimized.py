@@ -38,10 +38,10 @@ def launch(x, negative_slope=0.2, scale=math.sqrt(2.0)):
     assert x.dim() == 2
     n_rows, n_cols = x.shape
     out = torch.empty_like(x)
-    grid = (n_rows, triton.cdiv(n_cols, 4096))
+    grid = (n_rows, triton.cdiv(n_cols, 1024))
     flat_rows = x.stride(0) == n_cols and x.stride(1) == 1 and out.stride(0) == n_cols and out.stride(1) == 1 and n_rows * n_cols < 2**31
-    leaky_relu_scale_kernel[(triton.cdiv(n_rows * n_cols, 4096),) if flat_rows else grid](x, out, n_rows * n_cols if flat_rows else n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1),
-                                  negative_slope, scale, BLOCK_SIZE=4096, FLAT_ROWS=flat_rows, num_warps=16)
+    leaky_relu_scale_kernel[(triton.cdiv(n_rows * n_cols, 1024),) if flat_rows else grid](x, out, n_rows * n_cols if flat_rows else n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1),
+                                  negative_slope, scale, BLOCK_SIZE=1024, FLAT_ROWS=flat_rows)
     return out
 
 

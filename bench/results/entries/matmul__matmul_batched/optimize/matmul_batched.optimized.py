@@ -56,7 +56,7 @@ def launch(a, b):
                      a.stride(0), a.stride(1), a.stride(2),
                      b.stride(0), b.stride(1), b.stride(2),
                      c.stride(0), c.stride(1), c.stride(2),
-                     BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, num_stages=4, num_warps=8)
+                     BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_stages=4, num_warps=8)
     return c
 
 
