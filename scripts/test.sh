@@ -7,6 +7,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/setup.sh
 echo "test: python tests"
-.venv/bin/python -m pytest -q tests/python tests/gpu
+.venv/bin/python -m pytest -q -n auto tests/python tests/gpu
 echo "test: C++ unit, end-to-end, rule, recipe, store, integrity and optimize tests"
 ctest --test-dir build --output-on-failure -j 2 --timeout 600
