@@ -5,6 +5,7 @@ Times, side by side in one run on one card, C = A @ B (row-major A [M, K], B [K,
 accumulation) written several ways, against torch (cuBLAS):
   ptr          the bench's optimized matmul_fp16_square: pointer blocks, 128x256x32, 8 warps, 4 stages
   ptr_grouped  the same in grouped program order (GROUP_M 8), as matmul_bf16_square's optimized kernel
+  ptr_pers     ptr_grouped persistent: one program per SM looping over the tiles (tl.range, flatten=True)
   tma          device-side tensor descriptors (tl.make_tensor_descriptor), grouped program order
   tma_pers     the same, persistent: one program per SM walking the tiles with tl.range(flatten=True)
   tma_pers_ws  the same with tl.range(warp_specialize=True)
@@ -55,6 +56,29 @@ def matmul_ptr(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, st
 
 
 @triton.jit
+def matmul_ptr_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                          stride_cn, num_tiles, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                          BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    # matmul_ptr (grouped) with its body inside a loop over the tiles: the grid is one program per SM
+    for pid in tl.range(tl.program_id(0), num_tiles, tl.num_programs(0), flatten=True):
+        pid_m, pid_n = _tile(pid, tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N), GROUP_M)
+        offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        offs_k = tl.arange(0, BLOCK_K)
+        a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+        b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, K, BLOCK_K):
+            a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] + k < K), other=0.0)
+            b = tl.load(b_ptrs, mask=(offs_k[:, None] + k < K) & (offs_n[None, :] < N), other=0.0)
+            acc += tl.dot(a, b)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+        c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@triton.jit
 def matmul_tma(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                GROUP_M: tl.constexpr):
     a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
@@ -98,6 +122,16 @@ def run_ptr(a, b, c, bk, stages, group=1):
                      BLOCK_M=128, BLOCK_N=256, BLOCK_K=bk, GROUP_M=group, num_warps=8, num_stages=stages)
 
 
+def run_ptr_persistent(a, b, c, bk, stages, step_sms=True):
+    M, K = a.shape
+    N = b.shape[1]
+    tiles = triton.cdiv(M, 128) * triton.cdiv(N, 256)
+    sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+    matmul_ptr_persistent[(min(sms, tiles),)](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                              c.stride(0), c.stride(1), tiles, BLOCK_M=128, BLOCK_N=256, BLOCK_K=bk,
+                                              GROUP_M=8, num_warps=8, num_stages=stages)
+
+
 def run_tma(a, b, c, bm, bn, bk, warps, stages):
     M, K = a.shape
     N = b.shape[1]
@@ -119,6 +153,8 @@ def variants():
     yield "ptr 128x256x32 w8 s4", lambda a, b, c: run_ptr(a, b, c, 32, 4)
     yield "ptr_grouped 128x256x32 w8 s4", lambda a, b, c: run_ptr(a, b, c, 32, 4, group=8)
     yield "ptr_grouped 128x256x64 w8 s3", lambda a, b, c: run_ptr(a, b, c, 64, 3, group=8)
+    yield "ptr_pers 128x256x32 w8 s4", lambda a, b, c: run_ptr_persistent(a, b, c, 32, 4)
+    yield "ptr_pers 128x256x64 w8 s3", lambda a, b, c: run_ptr_persistent(a, b, c, 64, 3)
     yield "tma 128x256x64 w8 s3", lambda a, b, c: run_tma(a, b, c, 128, 256, 64, 8, 3)
     yield "tma 128x256x32 w8 s4", lambda a, b, c: run_tma(a, b, c, 128, 256, 32, 8, 4)
     yield "tma_pers 128x256x64 w8 s3", lambda a, b, c: run_tma_persistent(a, b, c, 128, 256, 64, 8, 3)

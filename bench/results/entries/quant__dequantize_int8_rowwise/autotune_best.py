@@ -32,9 +32,9 @@ def dequantize_rowwise_kernel(q_ptr, scale_ptr, out_ptr, n_cols, stride_q, strid
 def launch(q, scale):
     rows, cols = q.shape
     out = torch.empty((rows, cols), device=q.device, dtype=torch.float16)
-    BLOCK = 2048
+    BLOCK = 8192
     grid = (rows, triton.cdiv(cols, BLOCK))
-    dequantize_rowwise_kernel[grid](q, scale, out, cols, q.stride(0), out.stride(0), BLOCK=BLOCK, num_stages=2)
+    dequantize_rowwise_kernel[grid](q, scale, out, cols, q.stride(0), out.stride(0), BLOCK=BLOCK)
     return out
 
 

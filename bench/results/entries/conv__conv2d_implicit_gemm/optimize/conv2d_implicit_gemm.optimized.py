@@ -28,7 +28,7 @@ import triton.language as tl
 
 @triton.jit
 def conv2d_kernel(x_ptr, w_ptr, y_ptr,
-                  N, H, W, C, K, P, Q, R, S,
+                  N, H, W, C: tl.constexpr, K, P, Q, R, S,
                   stride_h, stride_w, pad_h, pad_w,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     # GEMM view: [M = N*P*Q, GEMM_K = R*S*C] x [GEMM_K, K] -> [M, K], all NHWC / row-major
@@ -77,7 +77,7 @@ def launch(x, w):
     y = torch.empty((N, P, Q, K), device=x.device, dtype=torch.float16)
     grid = (triton.cdiv(N * P * Q, 64) * triton.cdiv(K, 64),)
     conv2d_kernel[grid](x, w, y, N, H, W, C, K, P, Q, R, S, stride, stride, pad, pad,
-                        BLOCK_M=64, BLOCK_N=64, BLOCK_K=16, num_warps=2, num_stages=4)
+                        BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, num_stages=2)
     return y
 
 

@@ -34,7 +34,7 @@ def launch(q, scale):
     out = torch.empty((rows, cols), device=q.device, dtype=torch.float16)
     BLOCK = 8192
     grid = (rows, triton.cdiv(cols, BLOCK))
-    dequantize_rowwise_kernel[grid](q, scale, out, cols, q.stride(0), out.stride(0), BLOCK=BLOCK, num_stages=4)
+    dequantize_rowwise_kernel[grid](q, scale, out, cols, q.stride(0), out.stride(0), BLOCK=BLOCK)
     return out
 
 

@@ -39,7 +39,7 @@ def launch(x):
     out = torch.empty((rows, K), device=x.device, dtype=x.dtype)
     BLOCK = triton.next_power_of_2(cols)
     even_n_cols = cols % BLOCK == 0
-    topk_rows_kernel[(rows,)](x, out, cols, x.stride(0), out.stride(0), K=K, BLOCK=BLOCK, EVEN_N_COLS=even_n_cols, num_warps=2)
+    topk_rows_kernel[(rows,)](x, out, cols, x.stride(0), out.stride(0), K=K, BLOCK=BLOCK, EVEN_N_COLS=even_n_cols, num_warps=2, num_stages=4)
     return out
 
 
