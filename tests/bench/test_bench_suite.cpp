@@ -65,5 +65,15 @@ TEST(BenchSuite, FiltersMatchSubstringsOfIds) {
   EXPECT_TRUE(select_entries(*all, {"no-such-entry"}, {1, 1}).empty());
 }
 
+TEST(BenchSuite, AWholeIdSelectsThatEntryAlone) {
+  auto all = discover_entries(kSuite);
+  ASSERT_TRUE(all.has_value());
+  auto attention = select_entries(*all, {"attention/attention_fwd"}, {1, 1});
+  ASSERT_EQ(attention.size(), 1u);  // not attention/attention_fwd_causal too
+  EXPECT_EQ(attention[0].id, "attention/attention_fwd");
+  EXPECT_EQ(select_entries(*all, {"attention/attention_fwd_"}, {1, 1}).size(), 1u);  // a substring still matches
+  EXPECT_EQ(select_entries(*all, {"attention/"}, {1, 1}).size(), 2u);
+}
+
 }  // namespace
 }  // namespace tdx

@@ -44,11 +44,16 @@ Expected<Shard> parse_shard(std::string_view text) {
 
 std::vector<BenchEntry> select_entries(const std::vector<BenchEntry>& all, const std::vector<std::string>& filters,
                                        Shard shard) {
+  // A filter that is an entry's whole id selects that entry alone (attention/attention_fwd, not
+  // also attention/attention_fwd_causal); any other filter selects the ids containing it.
+  auto is_whole_id = [&](const std::string& f) {
+    return std::any_of(all.begin(), all.end(), [&](const BenchEntry& e) { return e.id == f; });
+  };
   std::vector<BenchEntry> out;
   for (size_t i = 0; i < all.size(); ++i) {
     if (static_cast<int>(i % static_cast<size_t>(shard.count)) != shard.index - 1) continue;
     bool wanted = filters.empty();
-    for (const auto& f : filters) wanted |= all[i].id.find(f) != std::string::npos;
+    for (const auto& f : filters) wanted |= is_whole_id(f) ? all[i].id == f : all[i].id.find(f) != std::string::npos;
     if (wanted) out.push_back(all[i]);
   }
   return out;
