@@ -29,7 +29,7 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, S,
                          stride_kb, stride_kh, stride_ks, stride_kd,
                          stride_vb, stride_vh, stride_vs, stride_vd,
                          stride_ob, stride_oh, stride_os, stride_od,
-                         H, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr, EVEN_S_S: tl.constexpr):
+                         H, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_bh = tl.program_id(1)
     b = pid_bh // H
@@ -43,10 +43,7 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, S,
     k_base = k_ptr + b * stride_kb + h * stride_kh
     v_base = v_ptr + b * stride_vb + h * stride_vh
 
-    if EVEN_S_S:
-        q = tl.load(q_ptrs)
-    else:
-        q = tl.load(q_ptrs, mask=offs_m[:, None] < S, other=0.0)
+    q = tl.load(q_ptrs, mask=offs_m[:, None] < S, other=0.0)
 
     m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
     l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
@@ -54,41 +51,25 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, S,
 
     for start_n in range(0, S, BLOCK_N):
         cols = start_n + offs_n
-        if EVEN_S_S:
-            k = tl.load(k_base + cols[:, None] * stride_ks + offs_d[None, :] * stride_kd)
-            qk = tl.dot(q, tl.trans(k)) * sm_scale
-            qk = tl.where(cols[None, :] < S, qk, float("-inf"))
+        k = tl.load(k_base + cols[:, None] * stride_ks + offs_d[None, :] * stride_kd,
+                    mask=cols[:, None] < S, other=0.0)
+        qk = tl.dot(q, tl.trans(k)) * sm_scale
+        qk = tl.where(cols[None, :] < S, qk, float("-inf"))
 
-            m_new = tl.maximum(m_i, tl.max(qk, axis=1))
-            p = tl.exp2(qk * LOG2E - m_new[:, None] * LOG2E)
-            alpha = tl.exp(m_i - m_new)
-            l_i = l_i * alpha + tl.sum(p, axis=1)
-            acc = acc * alpha[:, None]
+        m_new = tl.maximum(m_i, tl.max(qk, axis=1))
+        p = tl.exp2(qk * LOG2E - m_new[:, None] * LOG2E)
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        acc = acc * alpha[:, None]
 
-            v = tl.load(v_base + cols[:, None] * stride_vs + offs_d[None, :] * stride_vd)
-        else:
-            k = tl.load(k_base + cols[:, None] * stride_ks + offs_d[None, :] * stride_kd,
-                        mask=cols[:, None] < S, other=0.0)
-            qk = tl.dot(q, tl.trans(k)) * sm_scale
-            qk = tl.where(cols[None, :] < S, qk, float("-inf"))
-
-            m_new = tl.maximum(m_i, tl.max(qk, axis=1))
-            p = tl.exp2(qk * LOG2E - m_new[:, None] * LOG2E)
-            alpha = tl.exp(m_i - m_new)
-            l_i = l_i * alpha + tl.sum(p, axis=1)
-            acc = acc * alpha[:, None]
-
-            v = tl.load(v_base + cols[:, None] * stride_vs + offs_d[None, :] * stride_vd,
-                        mask=cols[:, None] < S, other=0.0)
+        v = tl.load(v_base + cols[:, None] * stride_vs + offs_d[None, :] * stride_vd,
+                    mask=cols[:, None] < S, other=0.0)
         acc += tl.dot(p.to(tl.float16), v)
         m_i = m_new
 
     acc = acc / l_i[:, None]
     o_ptrs = o_ptr + b * stride_ob + h * stride_oh + offs_m[:, None] * stride_os + offs_d[None, :] * stride_od
-    if EVEN_S_S:
-        tl.store(o_ptrs, acc.to(tl.float16))
-    else:
-        tl.store(o_ptrs, acc.to(tl.float16), mask=offs_m[:, None] < S)
+    tl.store(o_ptrs, acc.to(tl.float16), mask=offs_m[:, None] < S)
 
 
 def launch(q, k, v):
@@ -100,7 +81,7 @@ def launch(q, k, v):
                                k.stride(0), k.stride(1), k.stride(2), k.stride(3),
                                v.stride(0), v.stride(1), v.stride(2), v.stride(3),
                                o.stride(0), o.stride(1), o.stride(2), o.stride(3),
-                               H, BLOCK_M=64, BLOCK_N=64, HEAD_DIM=D, EVEN_S_S=S % 64 == 0 and S % 64 == 0)
+                               H, BLOCK_M=64, BLOCK_N=64, HEAD_DIM=D)
     return o
 
 
