@@ -76,5 +76,27 @@ TEST(FindingDetails, IntDivModSaysWhetherTheAccessesLoseTheirWidth) {
   }
 }
 
+// constexpr-divisor is proposed only where it turns the division into a shift: for a divisor
+// captured at a power of two (even one the author kept from specializing, which the recipe then
+// declines), not for n_cols = 1000 or the permute with D = 96, S = 48, H = 6.
+TEST(FindingDetails, IntDivModProposesConstexprDivisorOnlyForPowersOfTwo) {
+  auto proposes = [](const Finding& f) {
+    return std::any_of(f.proposals.begin(), f.proposals.end(), [](const auto& p) { return p.recipe == "constexpr-divisor"; });
+  };
+  auto odd = findings_of("l2-int-div-mod-index", "tests/rules/l2/l2-int-div-mod-index/fires.py");
+  ASSERT_EQ(odd.size(), 1u);
+  EXPECT_FALSE(proposes(odd[0]));
+  EXPECT_NE(odd[0].cause.find("1000 is not a power of two"), std::string::npos) << odd[0].cause;
+  auto odd_permute = findings_of("l2-int-div-mod-index", "tests/recipes/constexpr-divisor/refuses_not_power_of_two.py");
+  ASSERT_FALSE(odd_permute.empty());
+  for (const auto& f : odd_permute) EXPECT_FALSE(proposes(f)) << "line " << f.loc.line;
+  for (const char* fixture : {"tests/recipes/constexpr-divisor/applies.py",
+                              "tests/recipes/constexpr-divisor/refuses_do_not_specialize.py"}) {
+    auto pow2 = findings_of("l2-int-div-mod-index", fixture);
+    ASSERT_FALSE(pow2.empty()) << fixture;
+    EXPECT_TRUE(std::any_of(pow2.begin(), pow2.end(), proposes)) << fixture;
+  }
+}
+
 }  // namespace
 }  // namespace tdx

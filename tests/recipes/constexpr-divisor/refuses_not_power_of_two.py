@@ -1,6 +1,7 @@
-"""constexpr-divisor refuses: the permute of applies.py with D = 96, S = 48 and H = 6: no
-divisor is a power of two, so a constexpr would leave a multiply-high sequence per element and
-the recipe declines."""
+"""constexpr-divisor is not proposed: the permute of applies.py with D = 96, S = 48 and H = 6.
+No divisor is a power of two, so a constexpr would leave a multiply-high sequence per element:
+l2-int-div-mod-index reports the divisions without proposing the recipe, which would decline
+them too (refuses_do_not_specialize.py is the recipe's own refusal)."""
 import torch
 import triton
 import triton.language as tl

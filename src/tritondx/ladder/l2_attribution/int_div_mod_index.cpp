@@ -183,7 +183,13 @@ void IntDivModIndexRule::check(const KernelContext& ctx, FindingSink& sink) cons
       f.cause += "; the result feeds a pointer, and AxisInfo keeps no contiguity through div/rem by a value it "
                  "cannot prove, so the accesses it indexes lose vectorization";
     f.confidence = d.constant ? 0.4 : address && !divisor_16 ? 0.75 : 0.6;
-    if (!d.constant)
+    // constexpr-divisor makes power-of-two parameters compile-time constants; a divisor captured
+    // at another value would stay a division, so the finding does not propose it.
+    const bool shift_when_constexpr = !runtime || power_of_two(*runtime);
+    if (!d.constant && !shift_when_constexpr)
+      f.cause += fmt::format("; {} is not a power of two, so a tl.constexpr would leave a multiply-high sequence",
+                             *runtime);
+    if (!d.constant && shift_when_constexpr)
       f.proposals.push_back({"constexpr-divisor",
                              "make the kernel parameter(s) the index is divided by a tl.constexpr: a power of two "
                              "known to the compiler is a shift or a mask",
