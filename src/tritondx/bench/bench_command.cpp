@@ -30,7 +30,9 @@ Runner add_bench_command(CLI::App& app) {
   o.out_dir = std::string(TRITONDX_SOURCE_DIR) + "/bench/results";
   auto* cmd = app.add_subcommand(
       "bench", "Run the benchmark suite: initial kernel, tritondx, autotune-only, torch eager/compile, roofline");
-  cmd->add_option("entries", *filters, "Only these entries: an entry's whole id (category/name) selects it alone, anything else the ids containing it");
+  cmd->add_option("entries", *filters,
+                  "Only these entries: an entry's whole id (category/name) selects it alone, other text "
+                  "the ids containing it");
   cmd->add_option("--suite", o.suite_dir, "Suite folder (default: bench/suite)");
   cmd->add_option("--out", o.out_dir, "Results folder (default: bench/results)");
   cmd->add_option("--shard", *shard, "Run shard i of N (entries dealt round-robin), e.g. 2/4");
