@@ -5,6 +5,7 @@ namespace tdx {
 
 void register_l2_rules(RuleRegistry& registry) {
   registry.add(make_dot_not_wgmma_rule());               // l2-dot-not-wgmma
+  registry.add(make_dot_operands_without_tma_rule());    // l2-dot-operands-without-tma
   registry.add(make_excessive_predication_rule());       // l2-excessive-predication
   registry.add(make_int_div_mod_index_rule());           // l2-int-div-mod-index
   registry.add(make_layout_conversion_rule());           // l2-layout-conversion

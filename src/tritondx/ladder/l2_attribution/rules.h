@@ -8,6 +8,7 @@
 namespace tdx {
 
 std::unique_ptr<Rule> make_dot_not_wgmma_rule();
+std::unique_ptr<Rule> make_dot_operands_without_tma_rule();
 std::unique_ptr<Rule> make_excessive_predication_rule();
 std::unique_ptr<Rule> make_int_div_mod_index_rule();
 std::unique_ptr<Rule> make_layout_conversion_rule();

@@ -1,0 +1,339 @@
+// tma-persistent: the pointer-tensor operand loads of a wgmma K loop become tensor-descriptor
+// (TMA) loads, and the kernel loops persistently over its tiles, when the launch finds the
+// operands 16-byte aligned; otherwise the kernel runs as before, one program per tile.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "tritondx/core/check.h"
+#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/rewrite/recipes/launch_util.h"
+#include "tritondx/rewrite/recipes/recipe_util.h"
+#include "tritondx/rewrite/recipes/recipes.h"
+#include "tritondx/rewrite/recipes/statement_util.h"
+#include "tritondx/task/task.h"
+
+namespace tdx {
+namespace {
+
+using l0::KernelView;
+using recipe_util::squash;
+
+class TmaPersistentRecipe final : public Recipe {
+ public:
+  std::string_view id() const override { return "tma-persistent"; }
+  std::string_view description() const override {
+    return "For l2-dot-operands-without-tma: the two `tl.load`s of pointer tiles that feed the tl.dot of a K "
+           "loop (`a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak`, advanced by "
+           "`BLOCK_K * stride_ak`, masked against the extents) become `a_desc.load([pid_m * BLOCK_M, k])` on "
+           "tensor descriptors made once per program (`tl.make_tensor_descriptor(a_ptr, shape=[M, K], "
+           "strides=[stride_am, stride_ak], block_shape=[BLOCK_M, BLOCK_K])`; TMA fills out-of-bounds "
+           "elements with zeros, as the masks did), and the kernel body from `pid = tl.program_id(0)` on runs "
+           "in `for pid in tl.range(tl.program_id(0), num_tiles, tl.num_programs(0), flatten=USE_TMA)`. The "
+           "launch passes the old grid's size as num_tiles and sets USE_TMA when both operands have a unit "
+           "last stride, 16-byte aligned other strides and a 16-byte aligned address; then it registers "
+           "Triton's allocator for the device-side descriptors and launches min(num_tiles, SM count) "
+           "programs. Otherwise the loads stay as they were and the grid is unchanged (one tile per "
+           "program). Refuses anything but a 1-D grid given as a 1-tuple, a kernel with other program_id "
+           "or num_programs calls or a return, operands that are not one masked load each of a pointer "
+           "tile of that form, extents that are not kernel parameters, and names the rewrite would "
+           "rebind.";
+  }
+  Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
+};
+
+// `start + tl.arange(0, BLOCK)` (start "0" for a bare arange).
+struct IndexVector {
+  std::string start, block;
+};
+
+// One dot operand: `target = tl.load(ptrs, mask=..., other=0)` of `ptrs = base + i0[:, None] *
+// s0 + i1[None, :] * s1`, with `ptrs += BLOCK * s_k` in the loop.
+struct Operand {
+  const PyNode* load_stmt = nullptr;
+  std::string target, base;
+  std::string index[2], index_text[2], stride[2], extent[2];
+  std::string offset[2];  // where the descriptor load starts: the tile's start, or the K position
+  IndexVector vec[2];
+  int k_dim = -1;
+};
+
+const PyNode* single_top_level_assignment(const PyNode& function, const std::string& name) {
+  const PyNode* found = nullptr;
+  for (const PyNode* s : function.children_in("body"))
+    if (s->type == "Assign" && recipe_util::assigned_name(*s) == name) {
+      if (found) return nullptr;
+      found = s;
+    }
+  return found;
+}
+
+Expected<IndexVector> index_vector(const KernelContext& ctx, const std::string& name, int line) {
+  const PyNode* def = single_top_level_assignment(*ctx.function, name);
+  if (!def || !def->child("value")) return fail(Stage::Rewrite, fmt::format("{} is not assigned once at the kernel's top level", name), line);
+  std::string start;
+  const PyNode* arange = nullptr;
+  int others = 0;
+  for (const PyNode* t : recipe_util::sum_terms(*def->child("value"))) {
+    if (t->type == "Call" && normalize_triton_name(call_name(*t)) == "tl.arange" && !arange) {
+      arange = t;
+    } else {
+      start = recipe_util::text(ctx, *t);
+      ++others;
+    }
+  }
+  if (!arange || others > 1) return fail(Stage::Rewrite, fmt::format("{} is not `start + tl.arange(0, BLOCK)`", name), line);
+  const PyNode* lo = argument(*arange, 0);
+  const PyNode* hi = argument(*arange, 1);
+  if (!lo || !hi || int_constant(*lo) != 0) return fail(Stage::Rewrite, fmt::format("{}'s tl.arange does not start at 0", name), line);
+  return IndexVector{others ? start : "0", recipe_util::text(ctx, *hi)};
+}
+
+// The axis a subscript `x[:, None]` (0) or `x[None, :]` (1) expands, or -1.
+int expanded_axis(const PyNode& sub) {
+  const PyNode* slice = sub.child("slice");
+  if (!slice || slice->type != "Tuple") return -1;
+  auto elts = slice->children_in("elts");
+  if (elts.size() != 2) return -1;
+  // The bridge omits None-valued fields: Constant(None) has no "value".
+  auto is_none = [](const PyNode* n) { return n->type == "Constant" && n->fields.value("value", nlohmann::json()).is_null(); };
+  if (elts[0]->type == "Slice" && is_none(elts[1])) return 0;
+  if (is_none(elts[0]) && elts[1]->type == "Slice") return 1;
+  return -1;
+}
+
+// `ptrs = base + i0[:, None] * s0 + i1[None, :] * s1` (terms and factors in any order).
+Expected<void> parse_pointer_tile(const KernelContext& ctx, const KernelView& view, const std::string& ptrs, Operand& op,
+                                  int line) {
+  auto refuse = [&](std::string why) -> Expected<void> { return fail(Stage::Rewrite, std::move(why), line); };
+  const PyNode* def = single_top_level_assignment(*ctx.function, ptrs);
+  if (!def || !def->child("value")) return refuse(fmt::format("{} is not assigned once at the kernel's top level", ptrs));
+  for (const PyNode* t : recipe_util::sum_terms(*def->child("value"))) {
+    if (t->type == "Name" && view.is_pointer_param(t->str_field("id")) && op.base.empty()) {
+      op.base = t->str_field("id");
+      continue;
+    }
+    if (t->type != "BinOp" || t->str_field("op") != "Mult" || !t->child("left") || !t->child("right"))
+      return refuse(fmt::format("{} has a term `{}` that is not `index[..] * stride`", ptrs, recipe_util::text(ctx, *t)));
+    const PyNode* sub = t->child("left")->type == "Subscript" ? t->child("left") : t->child("right");
+    const PyNode* stride = sub == t->child("left") ? t->child("right") : t->child("left");
+    int axis = sub->type == "Subscript" ? expanded_axis(*sub) : -1;
+    if (axis < 0 || !sub->child("value") || sub->child("value")->type != "Name" || stride->type != "Name" ||
+        !op.index[axis].empty())
+      return refuse(fmt::format("{} has a term `{}` that is not `index[:, None] * stride` or `index[None, :] * stride`",
+                                ptrs, recipe_util::text(ctx, *t)));
+    op.index[axis] = sub->child("value")->str_field("id");
+    op.index_text[axis] = recipe_util::text(ctx, *sub);
+    op.stride[axis] = stride->str_field("id");
+  }
+  if (op.base.empty() || op.index[0].empty() || op.index[1].empty())
+    return refuse(fmt::format("{} is not a pointer parameter plus a row and a column term", ptrs));
+  for (int d = 0; d < 2; ++d) {
+    if (!view.is_param(op.stride[d])) return refuse(fmt::format("the stride {} is not a kernel parameter", op.stride[d]));
+    op.vec[d] = TDX_TRY(index_vector(ctx, op.index[d], line));
+  }
+  return {};
+}
+
+// The mask `(i0[:, None] < E0) & (i1[None, :] + k < E1)`, the K term on the advanced dimension.
+Expected<void> parse_mask(const KernelContext& ctx, const KernelView& view, const PyNode& mask, const std::string& k_pos,
+                          Operand& op, int line) {
+  auto refuse = [&](std::string why) -> Expected<void> { return fail(Stage::Rewrite, std::move(why), line); };
+  if (mask.type != "BinOp" || mask.str_field("op") != "BitAnd" || !mask.child("left") || !mask.child("right"))
+    return refuse(fmt::format("the mask of {} is not `rows & columns`", op.target));
+  for (const PyNode* cmp : {mask.child("left"), mask.child("right")}) {
+    auto right = cmp->children_in("comparators");
+    if (cmp->type != "Compare" || right.size() != 1 || right[0]->type != "Name" || !cmp->child("left") ||
+        cmp->fields.value("ops", nlohmann::json::array()) != nlohmann::json::array({"Lt"}))
+      return refuse(fmt::format("the mask of {} has a term that is not `index < extent`", op.target));
+    std::string left = squash(recipe_util::text(ctx, *cmp->child("left")));
+    bool matched = false;
+    for (int d = 0; d < 2 && !matched; ++d) {
+      std::string index = squash(op.index_text[d]);
+      bool ok = d == op.k_dim ? left == squash(index + "+" + k_pos) || left == squash(k_pos + "+" + index) : left == index;
+      if (ok && op.extent[d].empty()) {
+        op.extent[d] = right[0]->str_field("id");
+        matched = true;
+      }
+    }
+    if (!matched) return refuse(fmt::format("the mask of {} compares `{}`, not one of its indices", op.target, left));
+  }
+  for (int d = 0; d < 2; ++d)
+    if (!view.is_param(op.extent[d])) return refuse(fmt::format("the extent {} is not a kernel parameter", op.extent[d]));
+  return {};
+}
+
+Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in) const {
+  const KernelContext& ctx = in.ctx;
+  const int line = in.proposal.params.value("line", in.finding.loc.line);
+  auto refuse = [&](std::string why) -> Expected<std::vector<TextEdit>> { return fail(Stage::Rewrite, std::move(why), line); };
+  if (!ctx.launch || !ctx.function || !ctx.task) return refuse("no captured launch");
+  if (auto wrapped = launch_util::refuse_wrapped(ctx, line)) return std::unexpected(*wrapped);
+  KernelView view(ctx);
+  const std::string tl = launch_util::tl_prefix(ctx);
+
+  // The linear program id, the only program id of the kernel, and no early exit.
+  auto pids = view.calls({"tl.program_id"});
+  if (pids.size() != 1 || !view.calls({"tl.num_programs"}).empty())
+    return refuse("the kernel must read tl.program_id(0) once and not tl.num_programs");
+  const PyNode* pid_stmt = PyModule::enclosing_statement(*pids[0]);
+  if (!pid_stmt || pid_stmt->parent != ctx.function || recipe_util::program_id_axis(*pids[0]) != 0 ||
+      pid_stmt->type != "Assign" || recipe_util::assigned_name(*pid_stmt).empty() ||
+      pid_stmt->child("value") != pids[0])
+    return refuse("tl.program_id(0) is not assigned to a name at the kernel's top level");
+  const std::string pid = recipe_util::assigned_name(*pid_stmt);
+  bool early_exit = false, multiline_string = false;
+  PyModule::walk(*ctx.function, [&](const PyNode& n) {
+    early_exit |= n.type == "Return";
+    multiline_string |= n.type == "Constant" && n.fields.value("value", nlohmann::json()).is_string() && n.line != n.end_line &&
+                        n.line > pid_stmt->line;
+  });
+  if (early_exit) return refuse("the kernel returns early: inside a loop over the tiles that would end the loop");
+  if (multiline_string) return refuse("a multi-line string after the program id cannot be re-indented");
+
+  // The dot of the finding's line, its K loop, and one masked load per operand.
+  auto dots = recipe_util::kernel_calls_on_line(ctx, {"tl.dot"}, line);
+  if (dots.size() != 1) return refuse(fmt::format("expected one tl.dot on line {}", line));
+  const PyNode* loop = dots[0]->parent;
+  while (loop && loop->type != "For") loop = loop->parent;
+  if (!loop || loop->parent != ctx.function || !loop->child("target") || loop->child("target")->type != "Name")
+    return refuse("the dot is not in a top-level `for` loop of the kernel");
+  const std::string k = loop->child("target")->str_field("id");
+  const PyNode* iter = loop->child("iter");
+  if (!iter || iter->type != "Call" || (call_name(*iter) != "range" && normalize_triton_name(call_name(*iter)) != "tl.range"))
+    return refuse("the K loop does not iterate over range(...)");
+  auto iter_args = iter->children_in("args");
+
+  std::vector<Operand> ops(2);
+  std::set<std::string> kernel_names = PyModule::names_written(*ctx.function);
+  for (int i = 0; i < 2; ++i) {
+    Operand& op = ops[i];
+    const PyNode* arg = argument(*dots[0], i);
+    if (!arg || arg->type != "Name") return refuse(fmt::format("dot operand {} is not a name", i));
+    op.target = arg->str_field("id");
+    for (const PyNode* s : loop->children_in("body"))
+      if (s->type == "Assign" && recipe_util::assigned_name(*s) == op.target) {
+        if (op.load_stmt) return refuse(fmt::format("{} is assigned twice in the K loop", op.target));
+        op.load_stmt = s;
+      }
+    const PyNode* load = op.load_stmt ? op.load_stmt->child("value") : nullptr;
+    if (!load || load->type != "Call" || normalize_triton_name(call_name(*load)) != "tl.load")
+      return refuse(fmt::format("{} is not the value of one tl.load in the K loop", op.target));
+    if (!stmt_util::alone_on_lines(ctx, *op.load_stmt)) return refuse(fmt::format("the load of {} shares its line", op.target));
+    const PyNode* ptrs = KernelView::pointer_arg(*load);
+    if (!ptrs || ptrs->type != "Name") return refuse(fmt::format("the load of {} is not of a named pointer tile", op.target));
+    TDX_CHECK(parse_pointer_tile(ctx, view, ptrs->str_field("id"), op, line));
+
+    // The advance `ptrs += BLOCK * stride` names the K dimension; its index must start at 0.
+    std::string advance_block;
+    for (const PyNode* s : loop->children_in("body")) {
+      const PyNode* t = s->child("target");
+      if (s->type != "AugAssign" || !recipe_util::is_name(t, ptrs->str_field("id"))) continue;
+      const PyNode* v = s->child("value");
+      if (s->str_field("op") != "Add" || !v || v->type != "BinOp" || v->str_field("op") != "Mult")
+        return refuse(fmt::format("{} is advanced by something other than `BLOCK * stride`", ptrs->str_field("id")));
+      for (int d = 0; d < 2; ++d)
+        for (auto [x, y] : {std::pair{v->child("left"), v->child("right")}, std::pair{v->child("right"), v->child("left")}})
+          if (recipe_util::is_name(y, op.stride[d]) && op.k_dim < 0) {
+            op.k_dim = d;
+            advance_block = recipe_util::text(ctx, *x);
+          }
+    }
+    if (op.k_dim < 0) return refuse(fmt::format("{} is not advanced along one of its strides in the K loop", ptrs->str_field("id")));
+    if (op.vec[op.k_dim].start != "0" || squash(op.vec[op.k_dim].block) != squash(advance_block))
+      return refuse(fmt::format("the K index of {} is not tl.arange(0, {})", op.target, advance_block));
+
+    // Where the K loop is at iteration `k`: range(0, E, BLOCK) -> k; range(E) or range(0, E) -> k * BLOCK.
+    std::string k_pos;
+    if (iter_args.size() == 3 && int_constant(*iter_args[0]) == 0 && squash(recipe_util::text(ctx, *iter_args[2])) == squash(advance_block))
+      k_pos = k;
+    else if (iter_args.size() == 1 || (iter_args.size() == 2 && int_constant(*iter_args[0]) == 0))
+      k_pos = fmt::format("{} * {}", k, advance_block);
+    else
+      return refuse("the K loop is not range(0, K, BLOCK_K) or range(n)");
+
+    const PyNode* mask = KernelView::mask_arg(*load);
+    if (!mask) return refuse(fmt::format("the load of {} has no mask to take the extents from", op.target));
+    TDX_CHECK(parse_mask(ctx, view, *mask, k_pos, op, line));
+    if (const PyNode* other = KernelView::other_arg(*load); other && number_constant(*other) != 0.0)
+      return refuse(fmt::format("the load of {} fills masked elements with something other than 0", op.target));
+
+    for (int d = 0; d < 2; ++d) op.offset[d] = d == op.k_dim ? k_pos : op.vec[d].start;
+    if (kernel_names.count(op.target + "_desc")) return refuse(fmt::format("the kernel already binds {}_desc", op.target));
+  }
+  for (const std::string name : {"num_tiles", "USE_TMA"})
+    if (view.is_param(name) || kernel_names.count(name)) return refuse(fmt::format("the kernel already binds {}", name));
+
+  // The launch: a 1-D grid given as a 1-tuple, in a top-level statement of the launch function.
+  auto site = TDX_TRY(launch_util::find_launch(ctx, line));
+  const PyNode* launch_stmt = PyModule::enclosing_statement(*site.call);
+  if (!launch_stmt || launch_stmt->parent != site.enclosing) return refuse("the launch call is not a top-level statement of the launch function");
+  const PyNode* grid = launch_util::grid_expression(site);
+  if (!grid || grid->type != "Tuple" || grid->children_in("elts").size() != 1) return refuse("the grid is not a 1-tuple");
+  std::string tiles = site.grid->type == "Name" ? site.grid->str_field("id") + "[0]"
+                                                  : recipe_util::text(ctx, *grid->children_in("elts")[0]);
+  std::set<std::string> launch_names = PyModule::names_written(*site.enclosing);
+  for (const std::string name : {"num_tiles", "launch_grid", "use_tma", "sms"})
+    if (launch_names.count(name)) return refuse(fmt::format("the launch function already binds {}", name));
+  std::string tensors[2];
+  for (int i = 0; i < 2; ++i) {
+    const PyNode* passed = launch_util::passed_argument(ctx, *site.call, ops[i].base);
+    if (!passed || passed->type != "Name") return refuse(fmt::format("{} is not passed a plain name", ops[i].base));
+    tensors[i] = passed->str_field("id");
+  }
+  if (ctx.task->source.find("import torch") == std::string::npos) return refuse("the module does not import torch");
+
+  // The kernel: descriptors once per program, then the body from the program id on in the tile loop.
+  std::vector<TextEdit> edits;
+  edits.push_back(TDX_TRY(launch_util::append_params(ctx, fmt::format("num_tiles, USE_TMA: {}.constexpr", tl), line)));
+  const std::string ind = indentation_of(ctx.task->source, pid_stmt->line);
+  std::string text = ind + "if USE_TMA:\n";
+  for (const auto& op : ops)
+    text += fmt::format("{}    {}_desc = {}.make_tensor_descriptor({}, shape=[{}, {}], strides=[{}, {}], block_shape=[{}, {}])\n",
+                        ind, op.target, tl, op.base, op.extent[0], op.extent[1], op.stride[0], op.stride[1],
+                        op.vec[0].block, op.vec[1].block);
+  text += fmt::format("{}for {} in {}.range({}.program_id(0), num_tiles, {}.num_programs(0), flatten=USE_TMA):\n", ind,
+                      pid, tl, tl, tl);
+  const auto lines = split_lines(ctx.task->source);
+  for (int l = pid_stmt->line + 1; l <= ctx.function->end_line; ++l) {
+    const std::string& src = lines[l - 1];
+    const Operand* at = nullptr;
+    for (const auto& op : ops)
+      if (l >= op.load_stmt->line && l <= op.load_stmt->end_line) at = &op;
+    if (!at) {
+      text += src.find_first_not_of(" \t") == std::string::npos ? "\n" : "    " + src + "\n";
+      continue;
+    }
+    if (l != at->load_stmt->line) continue;
+    const std::string li = "    " + indentation_of(ctx.task->source, l);
+    text += fmt::format("{0}if USE_TMA:\n{0}    {1} = {1}_desc.load([{2}, {3}])\n{0}else:\n", li, at->target,
+                        at->offset[0], at->offset[1]);
+    for (int o = at->load_stmt->line; o <= at->load_stmt->end_line; ++o) text += "        " + lines[o - 1] + "\n";
+  }
+  edits.push_back(stmt_util::replace_lines(pid_stmt->line, ctx.function->end_line, text));
+
+  // The launch: the tile count, the alignment check, the allocator and the persistent grid.
+  const std::string li = indentation_of(ctx.task->source, launch_stmt->line);
+  edits.push_back(TextEdit::insert_lines(
+      launch_stmt->line,
+      fmt::format("{0}num_tiles = {1}\n"
+                  "{0}launch_grid = (num_tiles,)\n"
+                  "{0}use_tma = all(t.stride(-1) == 1 and t.data_ptr() % 16 == 0 and\n"
+                  "{0}              all(s * t.element_size() % 16 == 0 for s in t.stride()[:-1]) for t in ({2}, {3}))\n"
+                  "{0}if use_tma:  # TMA descriptors made on the device need Triton's allocator\n"
+                  "{0}    triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device={2}.device, "
+                  "dtype=torch.int8))\n"
+                  "{0}    sms = torch.cuda.get_device_properties({2}.device).multi_processor_count if {2}.is_cuda else 1\n"
+                  "{0}    launch_grid = (min(num_tiles, sms),)\n",
+                  li, tiles, tensors[0], tensors[1])));
+  edits.push_back(TextEdit::replace(*site.grid, "launch_grid"));
+  edits.push_back(launch_util::set_keyword(*site.call, "num_tiles", "num_tiles, USE_TMA=use_tma"));
+  return edits;
+}
+
+}  // namespace
+
+std::unique_ptr<Recipe> make_tma_persistent_recipe() { return std::make_unique<TmaPersistentRecipe>(); }
+
+}  // namespace tdx

@@ -1,0 +1,112 @@
+"""bf16 matrix product C = A @ B (fp32 accumulation, bf16 output), M = N = K = 8192, row-major.
+
+Provenance: the Triton tutorial "Matrix Multiplication" (03-matrix-multiplication.py) in the
+form its text introduces first, with bf16 in place of fp16: one program per 64x64 output
+tile, a K loop of BLOCK_K = 32 over two advancing pointer blocks, an fp32 accumulator,
+masked loads and store, a 1-D grid in row-major order.
+
+Weaknesses: fixed 64x64x32 tiles, small for an H200 at this size (16384 programs, each with
+little MMA work per byte loaded from L2); no autotuning of tiles, warps or stages (defaults
+num_warps=4, num_stages=3); row-major program order with no grouping (GROUP_M), so a wave of
+programs touches one or two rows of A but a hundred-odd column panels of B and the 128 MB B
+matrix is re-read from HBM for every tile row; masks kept on every load and the store
+although 8192 divides the tiles; no persistent kernel, no TMA, no warp specialization.
+"""
+import torch
+import triton
+import triton.language as tl
+GROUP_SIZE_M = tl.constexpr(8)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, num_tiles, USE_TMA: tl.constexpr):
+    if USE_TMA:
+        a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, stride_ak], block_shape=[BLOCK_M, BLOCK_K])
+        b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[stride_bk, stride_bn], block_shape=[BLOCK_K, BLOCK_N])
+    for pid in tl.range(tl.program_id(0), num_tiles, tl.num_programs(0), flatten=USE_TMA):
+        num_pid_n = tl.cdiv(N, BLOCK_N)
+        num_pid_m = tl.cdiv(M, BLOCK_M)
+        num_pid_in_group = GROUP_SIZE_M * num_pid_n
+        group_id = pid // num_pid_in_group
+        first_pid_m = group_id * GROUP_SIZE_M
+        group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+        pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+        pid_n = (pid % num_pid_in_group) // group_size_m
+
+        offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        offs_k = tl.arange(0, BLOCK_K)
+        a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+        b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, K, BLOCK_K):
+            if USE_TMA:
+                a = a_desc.load([pid_m * BLOCK_M, k])
+            else:
+                a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] + k < K), other=0.0)
+            if USE_TMA:
+                b = b_desc.load([k, pid_n * BLOCK_N])
+            else:
+                b = tl.load(b_ptrs, mask=(offs_k[:, None] + k < K) & (offs_n[None, :] < N), other=0.0)
+            acc += tl.dot(a, b)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+
+        c = acc.to(tl.bfloat16)
+        c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+        tl.store(c_ptrs, c, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+def launch(a, b):
+    M, K = a.shape
+    _, N = b.shape
+    c = torch.empty((M, N), device=a.device, dtype=torch.bfloat16)
+    grid = (triton.cdiv(M, 256) * triton.cdiv(N, 128),)
+    num_tiles = grid[0]
+    launch_grid = (num_tiles,)
+    use_tma = all(t.stride(-1) == 1 and t.data_ptr() % 16 == 0 and
+                  all(s * t.element_size() % 16 == 0 for s in t.stride()[:-1]) for t in (a, b))
+    if use_tma:  # TMA descriptors made on the device need Triton's allocator
+        triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device=a.device, dtype=torch.int8))
+        sms = torch.cuda.get_device_properties(a.device).multi_processor_count if a.is_cuda else 1
+        launch_grid = (min(num_tiles, sms),)
+    matmul_kernel[launch_grid](a, b, c, M, N, K,
+                        a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                        BLOCK_M=256, BLOCK_N=128, BLOCK_K=32, num_warps=8, num_stages=4, num_tiles=num_tiles, USE_TMA=use_tma)
+    return c
+
+
+def reference(a, b):
+    return (a.float() @ b.float()).to(torch.bfloat16)
+
+
+# What a user would call in PyTorch (the reference upcasts for accuracy).
+def torch_baseline(a, b):
+    return a @ b
+
+
+def make_inputs(device):
+    a = torch.randn(8192, 8192, device=device, dtype=torch.bfloat16)
+    b = torch.randn(8192, 8192, device=device, dtype=torch.bfloat16)
+    return (a, b)
+
+
+def make_small_inputs(device):
+    a = torch.randn(67, 33, device=device, dtype=torch.bfloat16)
+    b = torch.randn(33, 45, device=device, dtype=torch.bfloat16)
+    return (a, b)
+
+
+def flops(a, b):
+    return 2 * a.shape[0] * a.shape[1] * b.shape[1]
+
+
+def bytes_moved(a, b):
+    return (a.numel() + b.numel() + a.shape[0] * b.shape[1]) * a.element_size()
+
+
+# bf16 keeps 8 significant bits: one rounding of the output is up to 0.4% relative.
+TOLERANCE = {"rtol": 2e-2, "atol": 2e-2}
