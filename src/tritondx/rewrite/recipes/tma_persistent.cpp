@@ -71,7 +71,8 @@ const PyNode* single_top_level_assignment(const PyNode& function, const std::str
 
 Expected<IndexVector> index_vector(const KernelContext& ctx, const std::string& name, int line) {
   const PyNode* def = single_top_level_assignment(*ctx.function, name);
-  if (!def || !def->child("value")) return fail(Stage::Rewrite, fmt::format("{} is not assigned once at the kernel's top level", name), line);
+  if (!def || !def->child("value"))
+    return fail(Stage::Rewrite, fmt::format("{} is not assigned once at the kernel's top level", name), line);
   std::string start;
   const PyNode* arange = nullptr;
   int others = 0;
@@ -86,7 +87,8 @@ Expected<IndexVector> index_vector(const KernelContext& ctx, const std::string& 
   if (!arange || others > 1) return fail(Stage::Rewrite, fmt::format("{} is not `start + tl.arange(0, BLOCK)`", name), line);
   const PyNode* lo = argument(*arange, 0);
   const PyNode* hi = argument(*arange, 1);
-  if (!lo || !hi || int_constant(*lo) != 0) return fail(Stage::Rewrite, fmt::format("{}'s tl.arange does not start at 0", name), line);
+  if (!lo || !hi || int_constant(*lo) != 0)
+    return fail(Stage::Rewrite, fmt::format("{}'s tl.arange does not start at 0", name), line);
   return IndexVector{others ? start : "0", recipe_util::text(ctx, *hi)};
 }
 
@@ -97,7 +99,9 @@ int expanded_axis(const PyNode& sub) {
   auto elts = slice->children_in("elts");
   if (elts.size() != 2) return -1;
   // The bridge omits None-valued fields: Constant(None) has no "value".
-  auto is_none = [](const PyNode* n) { return n->type == "Constant" && n->fields.value("value", nlohmann::json()).is_null(); };
+  auto is_none = [](const PyNode* n) {
+    return n->type == "Constant" && n->fields.value("value", nlohmann::json()).is_null();
+  };
   if (elts[0]->type == "Slice" && is_none(elts[1])) return 0;
   if (is_none(elts[0]) && elts[1]->type == "Slice") return 1;
   return -1;
@@ -167,7 +171,9 @@ Expected<void> parse_mask(const KernelContext& ctx, const KernelView& view, cons
 Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in) const {
   const KernelContext& ctx = in.ctx;
   const int line = in.proposal.params.value("line", in.finding.loc.line);
-  auto refuse = [&](std::string why) -> Expected<std::vector<TextEdit>> { return fail(Stage::Rewrite, std::move(why), line); };
+  auto refuse = [&](std::string why) -> Expected<std::vector<TextEdit>> {
+    return fail(Stage::Rewrite, std::move(why), line);
+  };
   if (!ctx.launch || !ctx.function || !ctx.task) return refuse("no captured launch");
   if (auto wrapped = launch_util::refuse_wrapped(ctx, line)) return std::unexpected(*wrapped);
   KernelView view(ctx);
@@ -186,8 +192,8 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
   bool early_exit = false, multiline_string = false;
   PyModule::walk(*ctx.function, [&](const PyNode& n) {
     early_exit |= n.type == "Return";
-    multiline_string |= n.type == "Constant" && n.fields.value("value", nlohmann::json()).is_string() && n.line != n.end_line &&
-                        n.line > pid_stmt->line;
+    multiline_string |= n.type == "Constant" && n.fields.value("value", nlohmann::json()).is_string() &&
+                        n.line != n.end_line && n.line > pid_stmt->line;
   });
   if (early_exit) return refuse("the kernel returns early: inside a loop over the tiles that would end the loop");
   if (multiline_string) return refuse("a multi-line string after the program id cannot be re-indented");
@@ -201,7 +207,8 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
     return refuse("the dot is not in a top-level `for` loop of the kernel");
   const std::string k = loop->child("target")->str_field("id");
   const PyNode* iter = loop->child("iter");
-  if (!iter || iter->type != "Call" || (call_name(*iter) != "range" && normalize_triton_name(call_name(*iter)) != "tl.range"))
+  if (!iter || iter->type != "Call" ||
+      (call_name(*iter) != "range" && normalize_triton_name(call_name(*iter)) != "tl.range"))
     return refuse("the K loop does not iterate over range(...)");
   auto iter_args = iter->children_in("args");
 
@@ -220,9 +227,11 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
     const PyNode* load = op.load_stmt ? op.load_stmt->child("value") : nullptr;
     if (!load || load->type != "Call" || normalize_triton_name(call_name(*load)) != "tl.load")
       return refuse(fmt::format("{} is not the value of one tl.load in the K loop", op.target));
-    if (!stmt_util::alone_on_lines(ctx, *op.load_stmt)) return refuse(fmt::format("the load of {} shares its line", op.target));
+    if (!stmt_util::alone_on_lines(ctx, *op.load_stmt))
+      return refuse(fmt::format("the load of {} shares its line", op.target));
     const PyNode* ptrs = KernelView::pointer_arg(*load);
-    if (!ptrs || ptrs->type != "Name") return refuse(fmt::format("the load of {} is not of a named pointer tile", op.target));
+    if (!ptrs || ptrs->type != "Name")
+      return refuse(fmt::format("the load of {} is not of a named pointer tile", op.target));
     TDX_CHECK(parse_pointer_tile(ctx, view, ptrs->str_field("id"), op, line));
 
     // The advance `ptrs += BLOCK * stride` names the K dimension; its index must start at 0.
@@ -240,13 +249,15 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
             advance_block = recipe_util::text(ctx, *x);
           }
     }
-    if (op.k_dim < 0) return refuse(fmt::format("{} is not advanced along one of its strides in the K loop", ptrs->str_field("id")));
+    if (op.k_dim < 0)
+      return refuse(fmt::format("{} is not advanced along one of its strides in the K loop", ptrs->str_field("id")));
     if (op.vec[op.k_dim].start != "0" || squash(op.vec[op.k_dim].block) != squash(advance_block))
       return refuse(fmt::format("the K index of {} is not tl.arange(0, {})", op.target, advance_block));
 
     // Where the K loop is at iteration `k`: range(0, E, BLOCK) -> k; range(E) or range(0, E) -> k * BLOCK.
     std::string k_pos;
-    if (iter_args.size() == 3 && int_constant(*iter_args[0]) == 0 && squash(recipe_util::text(ctx, *iter_args[2])) == squash(advance_block))
+    if (iter_args.size() == 3 && int_constant(*iter_args[0]) == 0 &&
+        squash(recipe_util::text(ctx, *iter_args[2])) == squash(advance_block))
       k_pos = k;
     else if (iter_args.size() == 1 || (iter_args.size() == 2 && int_constant(*iter_args[0]) == 0))
       k_pos = fmt::format("{} * {}", k, advance_block);
@@ -268,7 +279,8 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
   // The launch: a 1-D grid given as a 1-tuple, in a top-level statement of the launch function.
   auto site = TDX_TRY(launch_util::find_launch(ctx, line));
   const PyNode* launch_stmt = PyModule::enclosing_statement(*site.call);
-  if (!launch_stmt || launch_stmt->parent != site.enclosing) return refuse("the launch call is not a top-level statement of the launch function");
+  if (!launch_stmt || launch_stmt->parent != site.enclosing)
+    return refuse("the launch call is not a top-level statement of the launch function");
   const PyNode* grid = launch_util::grid_expression(site);
   if (!grid || grid->type != "Tuple" || grid->children_in("elts").size() != 1) return refuse("the grid is not a 1-tuple");
   std::string tiles = site.grid->type == "Name" ? site.grid->str_field("id") + "[0]"
@@ -290,7 +302,8 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
   const std::string ind = indentation_of(ctx.task->source, pid_stmt->line);
   std::string text = ind + "if USE_TMA:\n";
   for (const auto& op : ops)
-    text += fmt::format("{}    {}_desc = {}.make_tensor_descriptor({}, shape=[{}, {}], strides=[{}, {}], block_shape=[{}, {}])\n",
+    text += fmt::format("{}    {}_desc = {}.make_tensor_descriptor({}, shape=[{}, {}], strides=[{}, {}], "
+                        "block_shape=[{}, {}])\n",
                         ind, op.target, tl, op.base, op.extent[0], op.extent[1], op.stride[0], op.stride[1],
                         op.vec[0].block, op.vec[1].block);
   text += fmt::format("{}for {} in {}.range({}.program_id(0), num_tiles, {}.num_programs(0), flatten=USE_TMA):\n", ind,
