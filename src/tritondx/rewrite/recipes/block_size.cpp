@@ -442,12 +442,9 @@ std::vector<const PyNode*> mod_divisors(const PyNode& e, long long divisor) {
 
 // Is `access` in the body of an `if FLAG:` for one of `flags`?
 bool guarded_by(const PyNode& access, const std::set<std::string>& flags) {
-  for (const PyNode* p = access.parent; p; p = p->parent) {
-    if (p->type != "If") continue;
-    const PyNode* test = p->child("test");
-    bool in_body = false;
-    for (const PyNode* b : p->children_in("body")) in_body |= PyModule::inside(access, *b);
-    if (in_body && test && test->type == "Name" && flags.count(test->str_field("id"))) return true;
+  for (const PyNode* child = &access; child->parent; child = child->parent) {
+    const PyNode* test = child->parent->type == "If" && child->field == "body" ? child->parent->child("test") : nullptr;
+    if (test && test->type == "Name" && flags.count(test->str_field("id"))) return true;
   }
   return false;
 }

@@ -59,18 +59,23 @@ struct Operand {
   int k_dim = -1;
 };
 
-const PyNode* single_top_level_assignment(const PyNode& function, const std::string& name) {
-  const PyNode* found = nullptr;
-  for (const PyNode* s : function.children_in("body"))
-    if (s->type == "Assign" && recipe_util::assigned_name(*s) == name) {
-      if (found) return nullptr;
-      found = s;
-    }
-  return found;
+// The kernel's top-level `name = value`, when nothing else defines the name but at most one
+// `name += ...` directly in `advanced_in` (a pointer tile's advance in the K loop); else nullptr.
+const PyNode* top_level_definition(const KernelView& view, const std::string& name,
+                                   const PyNode* advanced_in = nullptr) {
+  const PyNode* assign = nullptr;
+  bool advanced = false;
+  for (const auto& d : view.definitions(name)) {
+    if (d.stmt->type == "Assign" && d.stmt->parent == &view.function() && !assign) assign = d.stmt;
+    else if (advanced_in && d.stmt->type == "AugAssign" && d.stmt->parent == advanced_in && !advanced) advanced = true;
+    else return nullptr;
+  }
+  return assign;
 }
 
-Expected<IndexVector> index_vector(const KernelContext& ctx, const std::string& name, int line) {
-  const PyNode* def = single_top_level_assignment(*ctx.function, name);
+Expected<IndexVector> index_vector(const KernelView& view, const std::string& name, int line) {
+  const KernelContext& ctx = view.ctx();
+  const PyNode* def = top_level_definition(view, name);
   if (!def || !def->child("value"))
     return fail(Stage::Rewrite, fmt::format("{} is not assigned once at the kernel's top level", name), line);
   std::string start;
@@ -108,11 +113,13 @@ int expanded_axis(const PyNode& sub) {
 }
 
 // `ptrs = base + i0[:, None] * s0 + i1[None, :] * s1` (terms and factors in any order).
-Expected<void> parse_pointer_tile(const KernelContext& ctx, const KernelView& view, const std::string& ptrs, Operand& op,
-                                  int line) {
+Expected<void> parse_pointer_tile(const KernelContext& ctx, const KernelView& view, const std::string& ptrs,
+                                  const PyNode& loop, Operand& op, int line) {
   auto refuse = [&](std::string why) -> Expected<void> { return fail(Stage::Rewrite, std::move(why), line); };
-  const PyNode* def = single_top_level_assignment(*ctx.function, ptrs);
-  if (!def || !def->child("value")) return refuse(fmt::format("{} is not assigned once at the kernel's top level", ptrs));
+  const PyNode* def = top_level_definition(view, ptrs, &loop);
+  if (!def || !def->child("value"))
+    return refuse(fmt::format("{} is not assigned once at the kernel's top level and advanced at most once in the "
+                              "K loop", ptrs));
   for (const PyNode* t : recipe_util::sum_terms(*def->child("value"))) {
     if (t->type == "Name" && view.is_pointer_param(t->str_field("id")) && op.base.empty()) {
       op.base = t->str_field("id");
@@ -135,7 +142,7 @@ Expected<void> parse_pointer_tile(const KernelContext& ctx, const KernelView& vi
     return refuse(fmt::format("{} is not a pointer parameter plus a row and a column term", ptrs));
   for (int d = 0; d < 2; ++d) {
     if (!view.is_param(op.stride[d])) return refuse(fmt::format("the stride {} is not a kernel parameter", op.stride[d]));
-    op.vec[d] = TDX_TRY(index_vector(ctx, op.index[d], line));
+    op.vec[d] = TDX_TRY(index_vector(view, op.index[d], line));
   }
   return {};
 }
@@ -213,7 +220,6 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
   auto iter_args = iter->children_in("args");
 
   std::vector<Operand> ops(2);
-  std::set<std::string> kernel_names = PyModule::names_written(*ctx.function);
   for (int i = 0; i < 2; ++i) {
     Operand& op = ops[i];
     const PyNode* arg = argument(*dots[0], i);
@@ -232,7 +238,7 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
     const PyNode* ptrs = KernelView::pointer_arg(*load);
     if (!ptrs || ptrs->type != "Name")
       return refuse(fmt::format("the load of {} is not of a named pointer tile", op.target));
-    TDX_CHECK(parse_pointer_tile(ctx, view, ptrs->str_field("id"), op, line));
+    TDX_CHECK(parse_pointer_tile(ctx, view, ptrs->str_field("id"), *loop, op, line));
 
     // The advance `ptrs += BLOCK * stride` names the K dimension; its index must start at 0.
     std::string advance_block;
@@ -271,10 +277,10 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
       return refuse(fmt::format("the load of {} fills masked elements with something other than 0", op.target));
 
     for (int d = 0; d < 2; ++d) op.offset[d] = d == op.k_dim ? k_pos : op.vec[d].start;
-    if (kernel_names.count(op.target + "_desc")) return refuse(fmt::format("the kernel already binds {}_desc", op.target));
+    if (view.binds(op.target + "_desc")) return refuse(fmt::format("the kernel already binds {}_desc", op.target));
   }
   for (const std::string name : {"num_tiles", "USE_TMA"})
-    if (view.is_param(name) || kernel_names.count(name)) return refuse(fmt::format("the kernel already binds {}", name));
+    if (view.binds(name)) return refuse(fmt::format("the kernel already binds {}", name));
 
   // The launch: a 1-D grid given as a 1-tuple, in a top-level statement of the launch function.
   auto site = TDX_TRY(launch_util::find_launch(ctx, line));
