@@ -91,6 +91,8 @@ class Search {
   bool budget_left(std::string& why) const;
   // Seconds of the time budget spent so far (waiting for a GPU other bench workers hold is not).
   double elapsed() const;
+  // Seconds this search has waited for a GPU other bench workers held.
+  double waited() const;
   size_t best_index() const;
   Expected<void> tune_launch();
   Expected<void> finish();
@@ -290,9 +292,10 @@ std::optional<size_t> Search::next_frontier() {
   }
 }
 
+double Search::waited() const { return bridge_gpu_lock_wait_seconds() - waited_at_start_; }
+
 double Search::elapsed() const {
-  double waited = bridge_gpu_lock_wait_seconds() - waited_at_start_;
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() - waited;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() - waited();
 }
 
 bool Search::budget_left(std::string& why) const {
@@ -302,7 +305,7 @@ bool Search::budget_left(std::string& why) const {
     return false;
   }
   // Waiting for a GPU that other bench workers hold is their time, not this search's.
-  double waited = bridge_gpu_lock_wait_seconds() - waited_at_start_;
+  double waited = this->waited();
   double elapsed = this->elapsed();
   if (elapsed >= o_.max_seconds) {
     why = waited > 0.5 ? fmt::format("the time budget is spent ({:.0f} s, not counting {:.0f} s waiting for the "
@@ -598,7 +601,7 @@ Expected<OptimizeResult> Search::run() {
   r_.stop_reason = why;
   if (why.rfind("stopped on an error", 0) != 0)
     if (auto t = tune_launch(); !t) r_.notes.push_back("launch tuning stopped: " + t.error().to_string());
-  if (double waited = bridge_gpu_lock_wait_seconds() - waited_at_start_; waited > 0.5)
+  if (double waited = this->waited(); waited > 0.5)
     r_.notes.push_back(fmt::format("{:.0f} s of this run waited for the GPU while other bench workers timed their "
                                    "kernels (TRITONDX_GPU_LOCK); the time budget does not count them",
                                    waited));
