@@ -340,32 +340,38 @@ TEST(OptimizeE2E, AnEnablingRewriteIsExpandedNextWithTheRecipeItEnablesFirst) {
 namespace tdx {
 namespace {
 
-// The search stops at 90% of the roofline, but launch tuning still runs below 95%: on the H200,
-// gather_rows stopped at 91% with 0.1388 ms where autotune-only found 0.1309 ms. With the
-// stand-in's roofline floor at 0.92 ms the 1 ms original is tuned (num_warps=8: 0.6 ms); at 0.96
-// ms it is not.
-TEST(OptimizeE2E, LaunchTuningRunsNearTheRooflineUnlessWithin5Percent) {
+// The search stops at 90% of the roofline, but launch tuning still runs below 98%: on the H200,
+// gather_rows stopped at 91% with 0.1388 ms where autotune-only found 0.1309 ms, and row_sum
+// (96%) and embedding_lookup (95%) kept their initial kernels 2.9% and 2.3% behind
+// autotune-only. With the stand-in's roofline floor at 0.96 ms the 1 ms original is tuned
+// (num_warps=8: 0.6 ms); at 0.99 ms it is not, nor at 0.96 ms under --tune-below-roofline 0.95.
+TEST(OptimizeE2E, LaunchTuningRunsNearTheRooflineUnlessWithin2Percent) {
   const double hbm = 4235367204545.38;  // targets/nvidia-h200.json, bytes per second
-  auto optimize_at = [&](const std::string& name, double floor_ms) {
+  auto optimize_at = [&](const std::string& name, double floor_ms, std::vector<std::string> extra = {}) {
     fs::path out = fresh_dir(name);
-    auto r = optimize_on_stand_in(out, {},
+    auto r = optimize_on_stand_in(out, extra,
                                   {{"STAND_IN_MIN_BYTES", std::to_string(static_cast<long long>(floor_ms * 1e-3 * hbm))}});
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     return nlohmann::json::parse(read(out / "report.json"));
   };
-  auto tuned = optimize_at("tune_near_roofline", 0.92);
-  EXPECT_NE(tuned["stop_reason"].get<std::string>().find("92% of its roofline"), std::string::npos)
+  auto skipped_tuning = [](const nlohmann::json& report) {
+    bool noted = false;
+    for (const auto& n : report["notes"])
+      noted |= n.get<std::string>().find("launch tuning skipped: candidate") != std::string::npos;
+    return noted && !report["tune"].is_object();
+  };
+  auto tuned = optimize_at("tune_near_roofline", 0.96);
+  EXPECT_NE(tuned["stop_reason"].get<std::string>().find("96% of its roofline"), std::string::npos)
       << tuned["stop_reason"];
   ASSERT_TRUE(tuned["tune"].is_object()) << tuned.dump(2);
   EXPECT_EQ(tuned["candidates"].back()["recipe"], "launch-tune") << tuned.dump(2);
   EXPECT_EQ(tuned["candidates"].back()["id"], tuned["best"]);
 
-  auto skipped = optimize_at("tune_skipped_at_roofline", 0.96);
-  EXPECT_FALSE(skipped["tune"].is_object()) << skipped.dump(2);
-  bool noted = false;
-  for (const auto& n : skipped["notes"])
-    noted |= n.get<std::string>().find("launch tuning skipped: candidate") != std::string::npos;
-  EXPECT_TRUE(noted) << skipped["notes"].dump(2);
+  auto at_roofline = optimize_at("tune_skipped_at_roofline", 0.99);
+  EXPECT_TRUE(skipped_tuning(at_roofline)) << at_roofline.dump(2);
+
+  auto lower_cut = optimize_at("tune_skipped_below_cut", 0.96, {"--tune-below-roofline", "0.95"});
+  EXPECT_TRUE(skipped_tuning(lower_cut)) << lower_cut.dump(2);
 }
 
 }  // namespace

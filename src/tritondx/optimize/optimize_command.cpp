@@ -38,6 +38,9 @@ Runner add_optimize_command(CLI::App& app) {
                 "On a GPU: skip Nsight Compute (L1 then has timing and roofline only)");
   cmd->add_flag("--no-tune", [o](int64_t) { o->tune = false; },
                 "On a GPU: skip the last stage, a launch-parameter grid (blocks, num_warps, num_stages) on the best kernel");
+  cmd->add_option("--tune-below-roofline", o->tune_below_roofline,
+                  "Skip that last stage when the best kernel already reaches this fraction of its roofline floor")
+      ->check(CLI::Range(0.0, 10.0));
   cmd->add_option("--recording", o->recording,
                   "A GPU recording of the original kernel (run.json, ncu CSV exports) for its L1 findings")
       ->check(CLI::ExistingDirectory);

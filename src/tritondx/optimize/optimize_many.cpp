@@ -58,6 +58,7 @@ std::vector<std::string> task_command(const OptimizeManyOptions& m, const std::s
                                 "--gpu", m.gpu_mode, "--max-candidates", std::to_string(o.max_candidates),
                                 "--max-seconds", fmt::format("{}", o.max_seconds), "--max-depth",
                                 std::to_string(o.max_depth), "--min-gain", fmt::format("{}", o.min_gain),
+                                "--tune-below-roofline", fmt::format("{}", o.tune_below_roofline),
                                 "--target", o.target};
   if (!o.store_path.empty()) args.insert(args.end(), {"--store", fs::absolute(o.store_path).string()});
   if (o.resume) args.push_back("--resume");

@@ -22,7 +22,7 @@ struct OptimizeOptions {
   bool profile = true;        // with a GPU: Nsight Compute on the original and on each node expanded (L1)
   std::string recording;      // a GPU recording of the original (run.json, ncu CSVs) for its L1 findings
   bool tune = true;           // with a GPU, last: a launch-parameter grid on the best kernel (launch_grid.h)
-  double tune_below_roofline = 0.95;  // ... unless the best kernel reaches this fraction of its roofline
+  double tune_below_roofline = 0.98;  // ... unless the best kernel reaches this fraction of its roofline
   bool llm = false;           // also ask the configured LLM endpoint for candidates
   std::string llm_config;     // JSON config file for the LLM (else the environment)
   std::string target = "nvidia-h200";
