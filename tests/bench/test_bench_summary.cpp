@@ -75,6 +75,22 @@ TEST(BenchSummary, CountsLossesWithinOnePercentOfTorchCompileApart) {
   EXPECT_NE(md.find("| faster than torch.compile | 1 of 3; 1 more within 1% |"), std::string::npos) << md;
 }
 
+// The same tie count against autotune-only: at the bandwidth, tritondx and the grid often keep
+// the same kernel, and a 0.3% difference either way is noise, not a loss.
+TEST(BenchSummary, CountsLossesWithinOnePercentOfAutotuneApart) {
+  std::vector<nlohmann::json> entries{
+      measured("a/win", 2.0, 0.99, 1.0, 1.0, 0.9, 10, "L1"),
+      measured("a/tie", 2.0, 1.0, 1.0, 1.0, 0.9, 10, "L1"),
+      measured("a/near", 2.0, 1.008, 1.0, 1.0, 0.9, 10, "L1"),
+      measured("a/loss", 2.0, 1.02, 1.0, 1.0, 0.9, 10, "L1"),
+  };
+  auto s = summarize_bench(entries, 41);
+  EXPECT_EQ(s["wins_vs_autotune"], 1);
+  EXPECT_EQ(s["within_1pct_of_autotune"], 2);
+  std::string md = render_bench_markdown(s, entries);
+  EXPECT_NE(md.find("faster on 1 of 4, 2 more within 1% |"), std::string::npos) << md;
+}
+
 TEST(BenchSummary, MarkdownListsEveryEntryAndTheFailures) {
   std::vector<nlohmann::json> entries{measured("a/one", 4.0, 1.0, 2.0, 1.5, 0.8, 10, "L1")};
   entries.push_back({{"entry", "c/failed"}, {"status", "failed"}, {"bench_revision", kBenchRevision}, {"error", "the original kernel cannot be optimized"}});

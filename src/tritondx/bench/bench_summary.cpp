@@ -96,6 +96,7 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
   std::vector<double> speedups, fractions, vs_autotune, evals, walls;
   int above2 = 0, above5 = 0, wins_autotune = 0, compared_autotune = 0, wins_compile = 0, compared_compile = 0;
   int near_compile = 0;  // not faster, but within kTieFraction: a tie at the same bandwidth
+  int near_autotune = 0;  // the same against autotune-only
   std::map<std::string, int> reach;
   std::set<std::string> cards;
   nlohmann::json failures = nlohmann::json::array(), unmeasured = nlohmann::json::array(),
@@ -130,6 +131,7 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
       ++compared_autotune;
       vs_autotune.push_back(a / best_ms);
       wins_autotune += best_ms < a ? 1 : 0;
+      near_autotune += best_ms >= a && best_ms <= a * (1 + kTieFraction) ? 1 : 0;
     }
     if (double c = entry_number(e, {"torch", "compile", "median_ms"}); c > 0 && best_ms > 0) {
       ++compared_compile;
@@ -157,6 +159,7 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
                    {"vs_autotune_geomean", geomean(vs_autotune)},
                    {"wins_vs_autotune", wins_autotune},
                    {"compared_with_autotune", compared_autotune},
+                   {"within_1pct_of_autotune", near_autotune},
                    {"wins_vs_torch_compile", wins_compile},
                    {"compared_with_torch_compile", compared_compile},
                    {"within_1pct_of_torch_compile", near_compile},
@@ -207,8 +210,9 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
   md << fmt::format("| entries above 2x / above 5x | {} / {} |\n", s["above_2x"].get<int>(), s["above_5x"].get<int>());
   md << fmt::format("| roofline fraction of the optimized kernels (geomean) | {:.0f}% |\n",
                     100 * s["roofline_fraction_geomean"].get<double>());
-  md << fmt::format("| tritondx over autotune-only (geomean) | {}; faster on {} of {} |\n", fmt_x(s["vs_autotune_geomean"]),
-                    s["wins_vs_autotune"].get<int>(), s["compared_with_autotune"].get<int>());
+  md << fmt::format("| tritondx over autotune-only (geomean) | {}; faster on {} of {}, {} more within 1% |\n",
+                    fmt_x(s["vs_autotune_geomean"]), s["wins_vs_autotune"].get<int>(),
+                    s["compared_with_autotune"].get<int>(), s.value("within_1pct_of_autotune", 0));
   md << fmt::format("| faster than torch.compile | {} of {}; {} more within 1% |\n", s["wins_vs_torch_compile"].get<int>(),
                     s["compared_with_torch_compile"].get<int>(), s["within_1pct_of_torch_compile"].get<int>());
   md << fmt::format("| median GPU evaluations per entry (tritondx) | {:.0f} |\n", s["median_gpu_evaluations"].get<double>());
