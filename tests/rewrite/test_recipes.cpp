@@ -30,6 +30,9 @@ struct RecipeFixture {
   std::string path;
   bool applies = false;
 };
+void PrintTo(const RecipeFixture& f, std::ostream* os) {
+  *os << f.recipe_id << "/" << fs::path(f.path).filename().string();
+}
 
 std::vector<RecipeFixture> discover() {
   std::vector<RecipeFixture> out;

@@ -24,6 +24,9 @@ struct RuleFixture {
   std::string path;
   bool fires = false;
 };
+void PrintTo(const RuleFixture& f, std::ostream* os) {
+  *os << f.rule_id << "/" << fs::path(f.path).filename().string();
+}
 
 std::vector<RuleFixture> discover() {
   std::vector<RuleFixture> out;

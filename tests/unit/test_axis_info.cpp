@@ -25,6 +25,7 @@ struct KernelFiles {
   std::string name;  // "axis_info/mask_not_div16"
   fs::path ttir, ttgir, ptx;
 };
+void PrintTo(const KernelFiles& k, std::ostream* os) { *os << k.name; }
 
 std::vector<KernelFiles> discover() {
   std::vector<KernelFiles> out;
@@ -151,6 +152,7 @@ struct Verdict {
   std::string culprit;  // op name
   std::string root;     // root argument ("" = none expected)
 };
+void PrintTo(const Verdict& v, std::ostream* os) { *os << v.fixture << " " << v.kind << " #" << v.nth; }
 
 const MemoryVectorization* find_op(const AxisInfoAnalysis& a, const std::string& kind, int nth) {
   int seen = 0;
