@@ -18,6 +18,7 @@ void register_l0_rules(RuleRegistry& registry) {
   registry.add(make_one_program_per_element_rule());          // l0-one-program-per-element
   registry.add(make_redundant_load_rule());                   // l0-redundant-load
   registry.add(make_scalar_python_loop_rule());               // l0-scalar-python-loop
+  registry.add(make_scan_then_propagate_rule());              // l0-scan-then-propagate
   registry.add(make_separate_max_argmax_rule());              // l0-separate-max-argmax
   registry.add(make_serial_loop_small_grid_rule());           // l0-serial-loop-small-grid
   registry.add(make_short_row_per_program_rule());            // l0-short-row-per-program

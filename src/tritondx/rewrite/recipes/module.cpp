@@ -35,6 +35,7 @@ void register_builtin_recipes(RecipeRegistry& registry) {
   registry.add(make_flatten_contiguous_rows_recipe());  // flatten-contiguous-rows
   registry.add(make_unmasked_full_blocks_recipe());  // unmasked-full-blocks
   registry.add(make_constexpr_divisor_recipe());  // constexpr-divisor
+  registry.add(make_reduce_then_scan_recipe());  // reduce-then-scan
   registry.add(make_tma_persistent_recipe());  // tma-persistent
 }
 
