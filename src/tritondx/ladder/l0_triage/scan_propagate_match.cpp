@@ -38,6 +38,25 @@ const PyNode* passed(const PyNode& call, const std::vector<std::string>& params,
   return nullptr;
 }
 
+// The [begin, end) spans of the identifiers in squashed source text.
+std::vector<std::pair<size_t, size_t>> identifier_spans(const std::string& text) {
+  std::vector<std::pair<size_t, size_t>> out;
+  auto word = [&](size_t k) { return std::isalnum(static_cast<unsigned char>(text[k])) || text[k] == '_'; };
+  for (size_t i = 0; i < text.size();) {
+    if (!word(i)) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && word(j)) ++j;
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) out.emplace_back(i, j);  // not a number (1e5)
+    i = j;
+  }
+  return out;
+}
+
+bool is_attribute(const std::string& text, size_t begin) { return begin > 0 && text[begin - 1] == '.'; }
+
 // The expression's text without blanks, with every local name that has one plain definition
 // replaced by that definition (recursively): two kernels that compute the same offsets from
 // the same parameters compare equal.
@@ -45,39 +64,23 @@ std::string resolved(const KernelView& view, const PyNode& expr, int depth = 0) 
   std::string text = view.squashed_text(expr);
   if (depth > 8) return text;
   std::string out;
-  for (size_t i = 0; i < text.size();) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (!std::isalpha(c) && c != '_') {
-      out += text[i++];
-      continue;
-    }
-    size_t j = i;
-    while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
-    std::string id = text.substr(i, j - i);
-    bool attribute = i > 0 && text[i - 1] == '.';
-    bool keyword_name = j < text.size() && text[j] == '=' && (j + 1 >= text.size() || text[j + 1] != '=');
+  size_t copied = 0;
+  for (auto [begin, end] : identifier_spans(text)) {
+    std::string id = text.substr(begin, end - begin);
+    bool keyword_name = end < text.size() && text[end] == '=' && (end + 1 >= text.size() || text[end + 1] != '=');
     const auto& defs = view.definitions(id);
-    if (!attribute && !keyword_name && defs.size() == 1 && defs[0].value && defs[0].stmt->type == "Assign")
-      out += "(" + resolved(view, *defs[0].value, depth + 1) + ")";
-    else
-      out += id;
-    i = j;
+    bool inlined = defs.size() == 1 && defs[0].value && defs[0].stmt->type == "Assign";
+    if (is_attribute(text, begin) || keyword_name || !inlined) continue;
+    out += text.substr(copied, begin - copied) + "(" + resolved(view, *defs[0].value, depth + 1) + ")";
+    copied = end;
   }
-  return out;
+  return out + text.substr(copied);
 }
 
 std::set<std::string> identifiers(const std::string& text) {
   std::set<std::string> out;
-  for (size_t i = 0; i < text.size();) {
-    if (!std::isalpha(static_cast<unsigned char>(text[i])) && text[i] != '_') {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
-    if (i == 0 || text[i - 1] != '.') out.insert(text.substr(i, j - i));
-    i = j;
-  }
+  for (auto [begin, end] : identifier_spans(text))
+    if (!is_attribute(text, begin)) out.insert(text.substr(begin, end - begin));
   return out;
 }
 
