@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
+#include "tritondx/ladder/l0_triage/scan_propagate_match.h"
 #include "tritondx/ladder/rule.h"
 #include "tritondx/ladder/session.h"
 
@@ -96,6 +98,49 @@ TEST(FindingDetails, IntDivModProposesConstexprDivisorOnlyForPowersOfTwo) {
     ASSERT_FALSE(pow2.empty()) << fixture;
     EXPECT_TRUE(std::any_of(pow2.begin(), pow2.end(), proposes)) << fixture;
   }
+}
+
+// The scan-then-propagate finding quotes both launches and the load that reads the local scans
+// back, and its gain is the traffic ratio: (4 + 3 x 4) / (2 x 4 + 4) bytes for fp32.
+TEST(FindingDetails, ScanThenPropagateQuotesBothLaunchesAndTheTrafficRatio) {
+  auto findings = findings_of("l0-scan-then-propagate", "tests/rules/l0/l0-scan-then-propagate/fires.py");
+  ASSERT_EQ(findings.size(), 1u);
+  const Finding& f = findings[0];
+  EXPECT_NEAR(f.estimated_gain.value_or(0), 16.0 / 12.0, 1e-9);
+  ASSERT_EQ(f.proposals.size(), 1u);
+  EXPECT_EQ(f.proposals[0].recipe, "reduce-then-scan");
+  EXPECT_EQ(f.proposals[0].params["second_kernel"], "add_back_kernel");
+  std::set<int> lines;
+  for (const auto& e : f.evidence) lines.insert(e.loc.line);
+  for (int line : {15, 36, 48, 50}) EXPECT_TRUE(lines.count(line)) << "no evidence at line " << line;
+}
+
+// Where the structure is not there, the match says what is missing (the recipe refuses with it).
+TEST(FindingDetails, ScanThenPropagateMatchSaysWhatIsMissing) {
+  auto why_not = [](const std::string& fixture, const std::string& kernel) {
+    Bridge bridge(BridgeConfig::from_environment());
+    SessionOptions options;
+    options.task_path = std::string(TRITONDX_SOURCE_DIR) + "/" + fixture;
+    options.artifacts_dir =
+        (fs::temp_directory_path() / "tritondx-rule-tests" / "scan-match" / fs::path(fixture).stem()).string();
+    auto session = DiagnosisSession::open(bridge, options);
+    EXPECT_TRUE(session.has_value());
+    if (!session) return std::string("no session");
+    for (const auto& ctx : (*session)->contexts()) {
+      if (ctx.kernel_name() != kernel) continue;
+      std::string why;
+      l0::KernelView view(ctx);
+      return l0::match_scan_then_propagate(view, why) ? std::string("matched") : why;
+    }
+    return std::string("no kernel ") + kernel;
+  };
+  EXPECT_EQ(why_not("tests/recipes/reduce-then-scan/refuses_totals_from_output.py", "block_scan_kernel"),
+            "the kernel stores nothing besides the scan (no block totals)");
+  EXPECT_NE(
+      why_not("tests/recipes/reduce-then-scan/refuses_mixed_types.py", "block_scan_kernel").find("other element types"),
+      std::string::npos);
+  EXPECT_EQ(why_not("tests/rules/l0/l0-scan-then-propagate/silent.py", "block_sum_kernel"), "no tl.store of a tl.cumsum");
+  EXPECT_EQ(why_not("tests/rules/l0/l0-scan-then-propagate/fires.py", "block_scan_kernel"), "matched");
 }
 
 }  // namespace
