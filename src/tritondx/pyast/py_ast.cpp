@@ -147,6 +147,22 @@ const PyNode* argument(const PyNode& call, int i) {
   return nullptr;
 }
 
+std::vector<std::string> parameter_names(const PyNode& function_def) {
+  std::vector<std::string> out;
+  if (const PyNode* args = function_def.child("args"))
+    for (const PyNode* a : args->children_in("args")) out.push_back(a->str_field("arg"));
+  return out;
+}
+
+const PyNode* bound_argument(const PyNode& call, const PyNode* function_def, std::string_view param) {
+  if (const PyNode* k = keyword(call, param)) return k;
+  if (!function_def) return nullptr;
+  auto params = parameter_names(*function_def);
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i] == param) return argument(call, static_cast<int>(i));
+  return nullptr;
+}
+
 std::optional<long long> int_constant(const PyNode& node) {
   if (node.type == "Constant") {
     auto it = node.fields.find("value");

@@ -36,6 +36,12 @@ std::string call_name(const PyNode& call);
 const PyNode* keyword(const PyNode& call, std::string_view name);
 // positional argument i of a Call, or nullptr.
 const PyNode* argument(const PyNode& call, int i);
+// The positional parameter names of a FunctionDef, in order.
+std::vector<std::string> parameter_names(const PyNode& function_def);
+// The expression `call` passes for parameter `param` of the function it calls (`function_def`,
+// may be null: then keywords only): its keyword value, or the positional argument at the
+// parameter's index; nullptr when the call does not pass it.
+const PyNode* bound_argument(const PyNode& call, const PyNode* function_def, std::string_view param);
 // The integer value of a Constant (or -Constant), if it is one.
 std::optional<long long> int_constant(const PyNode& node);
 std::optional<double> number_constant(const PyNode& node);

@@ -23,21 +23,6 @@ std::pair<std::string, const PyNode*> base_and_offset(const PyNode* pointer) {
   return {left->str_field("id"), pointer->child("right")};
 }
 
-std::vector<std::string> param_names(const PyNode& function) {
-  std::vector<std::string> out;
-  if (const PyNode* args = function.child("args"))
-    for (const PyNode* a : args->children_in("args")) out.push_back(a->str_field("arg"));
-  return out;
-}
-
-// The expression a launch call passes for `param` of a kernel with parameters `params`.
-const PyNode* passed(const PyNode& call, const std::vector<std::string>& params, const std::string& param) {
-  if (const PyNode* kw = keyword(call, param)) return kw;
-  for (size_t i = 0; i < params.size(); ++i)
-    if (params[i] == param) return argument(call, static_cast<int>(i));
-  return nullptr;
-}
-
 // The [begin, end) spans of the identifiers in squashed source text.
 std::vector<std::pair<size_t, size_t>> identifier_spans(const std::string& text) {
   std::vector<std::pair<size_t, size_t>> out;
@@ -111,6 +96,14 @@ const PyNode* grid_of(const PyNode& call) {
 
 }  // namespace
 
+KernelContext second_kernel_context(const KernelContext& ctx, const ScanThenPropagate& m) {
+  KernelContext b;  // B's source only: the launch and the program in `ctx` are A's
+  b.task = ctx.task;
+  b.ast = ctx.ast;
+  b.function = m.kernel_b;
+  return b;
+}
+
 std::optional<ScanThenPropagate> match_scan_then_propagate(const KernelView& view, std::string& why) {
   const KernelContext& ctx = view.ctx();
   ScanThenPropagate m;
@@ -150,7 +143,8 @@ std::optional<ScanThenPropagate> match_scan_then_propagate(const KernelView& vie
   m.input_param = input;
   if (!load_offset || !view.is_pointer_param(m.input_param) || m.input_param == m.output_param)
     return none("the scanned block is not loaded from `another_pointer_parameter + offsets`");
-  if (resolved(view, *load_offset) != resolved(view, *store_offset))
+  const std::string offsets_a = resolved(view, *load_offset);
+  if (offsets_a != resolved(view, *store_offset))
     return none("the scan is stored at other offsets than its input is loaded from");
   for (const PyNode* load : view.loads())
     if (const PyNode* p = KernelView::pointer_arg(*load); p && view.root_pointer(*p) == m.output_param)
@@ -173,9 +167,9 @@ std::optional<ScanThenPropagate> match_scan_then_propagate(const KernelView& vie
   const PyNode* function = stmt_a ? stmt_a->parent : nullptr;
   if (!function || function->type != "FunctionDef" || stmt_a->field != "body")
     return none("the launch call is not a statement of the launching function's body");
-  const auto params_a = param_names(*ctx.function);
-  const PyNode* out_arg = passed(*m.launch_a, params_a, m.output_param);
-  const PyNode* in_arg = passed(*m.launch_a, params_a, m.input_param);
+  const auto params_a = parameter_names(*ctx.function);
+  const PyNode* out_arg = bound_argument(*m.launch_a, ctx.function, m.output_param);
+  const PyNode* in_arg = bound_argument(*m.launch_a, ctx.function, m.input_param);
   if (!out_arg || out_arg->type != "Name" || !in_arg || in_arg->type != "Name")
     return none("the launch does not pass plain names for the scan's input and output");
   m.output_arg = out_arg->str_field("id");
@@ -202,18 +196,15 @@ std::optional<ScanThenPropagate> match_scan_then_propagate(const KernelView& vie
   if (!m.launch_b || !m.kernel_b) return none("no later launch reads the scan's output");
 
   // B: reads the output back once, at the same offsets, under the same mask, and stores it.
-  const auto params_b = param_names(*m.kernel_b);
+  const auto params_b = parameter_names(*m.kernel_b);
   for (const auto& p : params_b)
-    if (const PyNode* a = passed(*m.launch_b, params_b, p);
+    if (const PyNode* a = bound_argument(*m.launch_b, m.kernel_b, p);
         a && a->type == "Name" && a->str_field("id") == m.output_arg) {
       if (!m.reread_param.empty()) return none("the output is passed twice to the second kernel");
       m.reread_param = p;
     }
   if (m.reread_param.empty()) return none("the second launch passes the output inside an expression");
-  KernelContext ctx_b;  // B's source only: A's launch and program describe A
-  ctx_b.task = ctx.task;
-  ctx_b.ast = ctx.ast;
-  ctx_b.function = m.kernel_b;
+  KernelContext ctx_b = second_kernel_context(ctx, m);
   KernelView view_b(ctx_b);
   const PyNode* reread_offset = nullptr;
   bool stores_back = false;
@@ -230,7 +221,7 @@ std::optional<ScanThenPropagate> match_scan_then_propagate(const KernelView& vie
   if (!stores_back) return none("the second kernel does not store the output");
   if (!view_b.definitions(m.reread_param).empty()) return none("the second kernel reassigns its output pointer");
 
-  const std::string offsets_a = resolved(view, *load_offset), offsets_b = resolved(view_b, *reread_offset);
+  const std::string offsets_b = resolved(view_b, *reread_offset);
   if (offsets_a != offsets_b)
     return none(fmt::format("the second kernel reads `{}`, the first scanned `{}`", offsets_b, offsets_a));
   const PyNode* mask_a = KernelView::mask_arg(*m.input_load);
@@ -244,8 +235,8 @@ std::optional<ScanThenPropagate> match_scan_then_propagate(const KernelView& vie
   // The parameters the offsets and masks read get the same launch expressions.
   for (const auto& id : identifiers(offsets_a + " " + masks_a)) {
     if (std::find(params_a.begin(), params_a.end(), id) == params_a.end()) continue;
-    const PyNode* a = passed(*m.launch_a, params_a, id);
-    const PyNode* b = passed(*m.launch_b, params_b, id);
+    const PyNode* a = bound_argument(*m.launch_a, ctx.function, id);
+    const PyNode* b = bound_argument(*m.launch_b, m.kernel_b, id);
     if (!a || !b || view.squashed_text(*a) != view.squashed_text(*b))
       return none(fmt::format("the two launches pass other values for `{}`", id));
   }

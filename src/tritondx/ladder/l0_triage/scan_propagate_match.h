@@ -31,4 +31,7 @@ struct ScanThenPropagate {
 // The structure, with A the view's kernel, or nullopt with `why` saying what is missing.
 std::optional<ScanThenPropagate> match_scan_then_propagate(const KernelView& view, std::string& why);
 
+// A context holding only B's source (task, module, FunctionDef): for a KernelView of B.
+KernelContext second_kernel_context(const KernelContext& ctx, const ScanThenPropagate& m);
+
 }  // namespace tdx::l0

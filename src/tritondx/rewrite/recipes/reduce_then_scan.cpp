@@ -75,10 +75,7 @@ Expected<std::vector<TextEdit>> ReduceThenScanRecipe::edits(const RecipeInput& i
   }
 
   // B's new pointer parameter: A's name for the input unless B uses it.
-  KernelContext ctx_b;  // B's source only: A's launch and program describe A
-  ctx_b.task = ctx.task;
-  ctx_b.ast = ctx.ast;
-  ctx_b.function = m->kernel_b;
+  KernelContext ctx_b = l0::second_kernel_context(ctx, *m);
   KernelView view_b(ctx_b);
   auto params_b = stmt_util::kernel_params(ctx_b);
   auto taken = [&](const std::string& n) {

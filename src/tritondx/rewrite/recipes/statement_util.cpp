@@ -68,11 +68,7 @@ bool contains_call(const PyNode& node, std::initializer_list<std::string_view> n
 }
 
 std::vector<std::string> kernel_params(const KernelContext& ctx) {
-  std::vector<std::string> out;
-  if (!ctx.function) return out;
-  if (const PyNode* args = ctx.function->child("args"))
-    for (const PyNode* a : args->children_in("args")) out.push_back(a->str_field("arg"));
-  return out;
+  return ctx.function ? parameter_names(*ctx.function) : std::vector<std::string>{};
 }
 
 const PyNode* launch_call(const KernelContext& ctx) {
@@ -81,13 +77,8 @@ const PyNode* launch_call(const KernelContext& ctx) {
 }
 
 const PyNode* launch_argument(const KernelContext& ctx, const PyNode& call, std::string_view param) {
-  if (const PyNode* k = keyword(call, param)) return k;
-  auto params = kernel_params(ctx);
-  for (size_t i = 0; i < params.size(); ++i)
-    if (params[i] == param) return argument(call, static_cast<int>(i));
-  return nullptr;
+  return bound_argument(call, ctx.function, param);
 }
-
 
 bool imports_triton(const KernelContext& ctx) {
   for (const PyNode* stmt : ctx.ast->root().children_in("body")) {
