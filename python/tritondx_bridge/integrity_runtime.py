@@ -499,9 +499,21 @@ def install_interpreter_shim():
 
     builder.create_dot = patched_dot
 
+    # The interpreter's tl.fma is a multiply and an add, rounded twice; the GPU's FFMA rounds once,
+    # and code that relies on it (an exact remainder a - q*s, reciprocal-division) computes other
+    # values. Use an FMA that rounds once.
+    from tritondx_bridge.exact_fma import fma as exact_fma
+    create_fma = builder.create_fma
+
+    def patched_fma(self, x, y, z):
+        return interpreter.TensorHandle(exact_fma(x.data, y.data, z.data), z.dtype.scalar)
+
+    builder.create_fma = patched_fma
+
     def undo():
         interpreter._patch_lang_tensor = patch_tensor
         builder.create_dot = create_dot
+        builder.create_fma = create_fma
     return undo
 
 

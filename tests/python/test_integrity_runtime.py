@@ -188,3 +188,24 @@ def test_poison_fits_every_float_dtype(dtype):
     integrity_runtime._fill(t, integrity_runtime.POISONS[0])
     if dtype != torch.float8_e4m3fn:  # e4m3fn has a NaN, but fill_ keeps the bit pattern; checked above
         assert torch.isnan(t.float()).all()
+
+
+def test_interpreter_shim_fma_rounds_once(interpret, tmp_path):
+    # a*b + c with c = -RN(a*b): an FMA returns the product's rounding error, a multiply then an
+    # add returns 0. The shim's tl.fma must give the former, as the GPU's FFMA does.
+    kernel = tmp_path / "fma_kernel.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def fma_kernel(a_ptr, b_ptr, c_ptr, out_ptr, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    tl.store(out_ptr + offs, tl.fma(tl.load(a_ptr + offs), tl.load(b_ptr + offs), tl.load(c_ptr + offs)))\n")
+    module = interpret.load_module(str(kernel))
+    g = torch.Generator().manual_seed(3)
+    a, b = torch.randn(64, generator=g), torch.randn(64, generator=g)
+    c = -(a * b)
+    out = torch.empty(64)
+    module.fma_kernel[(1,)](a, b, c, out, BLOCK=64)
+    exact = (a.double() * b.double() + c.double()).float()  # exact: the error of a float product fits
+    assert torch.equal(out, exact)
+    assert (out != 0).sum() > 32

@@ -47,7 +47,8 @@ bool is_elementwise(std::string_view name) {
       "tl.exp", "tl.exp2", "tl.log", "tl.log2", "tl.sqrt", "tl.sqrt_rn", "tl.rsqrt", "tl.abs", "tl.sigmoid",
       "tl.cos", "tl.sin", "tl.erf", "tl.floor", "tl.ceil", "tl.fma", "tl.maximum", "tl.minimum", "tl.where",
       "tl.clamp", "tl.fdiv", "tl.div_rn", "tl.cast", "tl.math.exp", "tl.math.exp2", "tl.math.log",
-      "tl.math.log2", "tl.math.rsqrt", "tl.math.sqrt", "tl.math.abs", "tl.softmax", "tl.umulhi"};
+      "tl.math.log2", "tl.math.rsqrt", "tl.math.sqrt", "tl.math.abs", "tl.math.div_rn", "tl.math.floor",
+      "tl.math.ceil", "tl.math.fma", "tl.softmax", "tl.umulhi"};
   return kNames.contains(name);
 }
 

@@ -10,6 +10,7 @@ void register_l2_rules(RuleRegistry& registry) {
   registry.add(make_int_div_mod_index_rule());           // l2-int-div-mod-index
   registry.add(make_layout_conversion_rule());           // l2-layout-conversion
   registry.add(make_narrow_global_access_rule());        // l2-narrow-global-access
+  registry.add(make_narrow_pipe_bound_rule());           // l2-narrow-pipe-bound
   registry.add(make_register_limited_occupancy_rule());  // l2-register-limited-occupancy
   registry.add(make_register_spills_rule());             // l2-register-spills
   registry.add(make_replicated_loads_rule());            // l2-replicated-loads

@@ -13,6 +13,7 @@ std::unique_ptr<Rule> make_excessive_predication_rule();
 std::unique_ptr<Rule> make_int_div_mod_index_rule();
 std::unique_ptr<Rule> make_layout_conversion_rule();
 std::unique_ptr<Rule> make_narrow_global_access_rule();
+std::unique_ptr<Rule> make_narrow_pipe_bound_rule();
 std::unique_ptr<Rule> make_register_limited_occupancy_rule();
 std::unique_ptr<Rule> make_register_spills_rule();
 std::unique_ptr<Rule> make_replicated_loads_rule();

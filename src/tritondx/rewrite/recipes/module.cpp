@@ -36,6 +36,8 @@ void register_builtin_recipes(RecipeRegistry& registry) {
   registry.add(make_unmasked_full_blocks_recipe());  // unmasked-full-blocks
   registry.add(make_constexpr_divisor_recipe());  // constexpr-divisor
   registry.add(make_reduce_then_scan_recipe());  // reduce-then-scan
+  registry.add(make_round_by_truncation_recipe());  // round-by-truncation
+  registry.add(make_reciprocal_division_recipe());  // reciprocal-division
   registry.add(make_tma_persistent_recipe());  // tma-persistent
 }
 

@@ -40,6 +40,8 @@ std::unique_ptr<Recipe> make_flatten_contiguous_rows_recipe();  // flatten_rows.
 std::unique_ptr<Recipe> make_unmasked_full_blocks_recipe();  // unmasked_full_blocks.cpp
 std::unique_ptr<Recipe> make_constexpr_divisor_recipe();  // constexpr_divisor.cpp
 std::unique_ptr<Recipe> make_reduce_then_scan_recipe();  // reduce_then_scan.cpp
+std::unique_ptr<Recipe> make_round_by_truncation_recipe();  // round_by_truncation.cpp
+std::unique_ptr<Recipe> make_reciprocal_division_recipe();  // reciprocal_division.cpp
 std::unique_ptr<Recipe> make_tma_persistent_recipe();  // tma_persistent.cpp
 
 }  // namespace tdx
