@@ -17,6 +17,7 @@ void register_l0_rules(RuleRegistry& registry) {
   registry.add(make_num_warps_mismatch_rule());               // l0-num-warps-mismatch
   registry.add(make_one_program_per_element_rule());          // l0-one-program-per-element
   registry.add(make_redundant_load_rule());                   // l0-redundant-load
+  registry.add(make_repeated_max_selection_rule());           // l0-repeated-max-selection
   registry.add(make_scalar_python_loop_rule());               // l0-scalar-python-loop
   registry.add(make_scan_then_propagate_rule());              // l0-scan-then-propagate
   registry.add(make_separate_max_argmax_rule());              // l0-separate-max-argmax

@@ -20,6 +20,7 @@ std::unique_ptr<Rule> make_non_power_of_two_block_rule();
 std::unique_ptr<Rule> make_num_warps_mismatch_rule();
 std::unique_ptr<Rule> make_one_program_per_element_rule();
 std::unique_ptr<Rule> make_redundant_load_rule();
+std::unique_ptr<Rule> make_repeated_max_selection_rule();
 std::unique_ptr<Rule> make_scalar_python_loop_rule();
 std::unique_ptr<Rule> make_scan_then_propagate_rule();
 std::unique_ptr<Rule> make_separate_max_argmax_rule();

@@ -77,15 +77,32 @@ bool converted_to_integer(const PyNode& use) {
 bool before(const PyNode& a, const PyNode& b) { return std::tie(a.line, a.col) < std::tie(b.line, b.col); }
 
 // Can the value `stmt` assigns reach the use `u`? Conservative: yes unless the use comes before
-// the statement outside any loop around it, or a later statement of the same block assigns the
-// name again before the use (the view resolves a use to the last assignment in source order,
-// ignoring branches, so a definition in an `else` must not hide one in the `then`).
-bool may_see(const KernelView& view, const PyNode& stmt, const PyNode& u) {
-  if (before(u, stmt)) {
-    for (const PyNode* loop = PyModule::enclosing_loop(stmt); loop; loop = PyModule::enclosing_loop(*loop))
-      if (PyModule::inside(u, *loop)) return true;
-    return false;
+// the statement or inside it (its right-hand side reads the previous value), or sits in the other
+// branch of an `if`, with no loop around that could carry the value there, or a later statement of the same block assigns the name again before the use (the
+// view resolves a use to the last assignment in source order, ignoring branches, so a
+// definition in an `else` must not hide one in the `then`).
+bool in_loop_around(const PyNode& node, const PyNode& u) {
+  for (const PyNode* loop = PyModule::enclosing_loop(node); loop; loop = PyModule::enclosing_loop(*loop))
+    if (PyModule::inside(u, *loop)) return true;
+  return false;
+}
+
+// The `if` whose body holds one node and whose else the other, or null.
+const PyNode* exclusive_branches(const PyNode& a, const PyNode& b) {
+  for (const PyNode* child = &a; child->parent; child = child->parent) {
+    const PyNode* n = child->parent;
+    if (n->type != "If" || !PyModule::inside(b, *n)) continue;
+    const PyNode* bchild = &b;
+    while (bchild->parent != n) bchild = bchild->parent;
+    bool split = (child->field == "body" && bchild->field == "orelse") || (child->field == "orelse" && bchild->field == "body");
+    return split ? n : nullptr;
   }
+  return nullptr;
+}
+
+bool may_see(const KernelView& view, const PyNode& stmt, const PyNode& u) {
+  if (before(u, stmt) || PyModule::inside(u, stmt)) return in_loop_around(stmt, u);
+  if (const PyNode* branch = exclusive_branches(stmt, u)) return in_loop_around(*branch, u);
   const l0::Definition* d = view.definition(u);
   if (!d || d->stmt == &stmt) return true;
   return !(d->stmt->parent == stmt.parent && d->stmt->field == stmt.field && before(stmt, *d->stmt));
