@@ -128,14 +128,14 @@ void NarrowPipeBoundRule::check(const KernelContext& ctx, FindingSink& sink) con
   for (const auto& c : lines) ops += c.ops;
   const double narrow_seconds = ops / rate->second.value;
   auto cost = estimate_static_cost(*ctx.program, *ctx.summary, *ctx.launch, *ctx.target, ctx.min_bytes, ctx.flops);
-  if (cost.floor_seconds <= 0 || narrow_seconds < min_fraction_ * cost.floor_seconds) return;
+  if (lines.empty() || cost.floor_seconds <= 0 || narrow_seconds < min_fraction_ * cost.floor_seconds) return;
 
   std::sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.ops > b.ops; });
   const LineCost& top = lines.front();
   Finding f = ir.finding_at(top.line);
-  f.symptom = fmt::format("{:.0f} narrow-pipe (MUFU/conversion) thread-instructions take {:.1f} us at {:.2f} T/s, "
+  f.symptom = fmt::format("{:.1f} M narrow-pipe (MUFU/conversion) thread-instructions take {:.1f} us at {:.2f} T/s, "
                           "{:.0f}% of the {:.1f} us roofline floor",
-                          ops, narrow_seconds * 1e6, rate->second.value / 1e12,
+                          ops / 1e6, narrow_seconds * 1e6, rate->second.value / 1e12,
                           100.0 * narrow_seconds / cost.floor_seconds, cost.floor_seconds * 1e6);
   for (const auto& c : lines) {
     if (c.ops < 0.1 * ops) continue;

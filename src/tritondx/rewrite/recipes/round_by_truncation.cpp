@@ -63,12 +63,15 @@ bool integer_dtype(const std::string& dotted) {
 }
 
 // A use `r.to(tl.intN, ...)`: the Name is the value of an Attribute `to` that is called with an
-// integer dtype.
+// integer dtype and no bitcast.
 bool converted_to_integer(const PyNode& use) {
   const PyNode* attr = use.parent;
   if (!attr || attr->type != "Attribute" || use.field != "value" || attr->str_field("attr") != "to") return false;
   const PyNode* call = attr->parent;
   if (!call || call->type != "Call" || attr->field != "func") return false;
+  if (const PyNode* bitcast = keyword(*call, "bitcast"); bitcast && !(bitcast->type == "Constant" &&
+                                                                       bitcast->fields.value("value", nlohmann::json()) == false))
+    return false;  // reinterprets the float's bits
   const PyNode* dtype = argument(*call, 0);
   if (!dtype) dtype = keyword(*call, "dtype");
   return dtype && integer_dtype(normalize_triton_name(dotted_name(*dtype)));
@@ -76,11 +79,6 @@ bool converted_to_integer(const PyNode& use) {
 
 bool before(const PyNode& a, const PyNode& b) { return std::tie(a.line, a.col) < std::tie(b.line, b.col); }
 
-// Can the value `stmt` assigns reach the use `u`? Conservative: yes unless the use comes before
-// the statement or inside it (its right-hand side reads the previous value), or sits in the other
-// branch of an `if`, with no loop around that could carry the value there, or a later statement of the same block assigns the name again before the use (the
-// view resolves a use to the last assignment in source order, ignoring branches, so a
-// definition in an `else` must not hide one in the `then`).
 bool in_loop_around(const PyNode& node, const PyNode& u) {
   for (const PyNode* loop = PyModule::enclosing_loop(node); loop; loop = PyModule::enclosing_loop(*loop))
     if (PyModule::inside(u, *loop)) return true;
@@ -100,6 +98,12 @@ const PyNode* exclusive_branches(const PyNode& a, const PyNode& b) {
   return nullptr;
 }
 
+// Can the value `stmt` assigns reach the use `u`? Conservative: yes unless the use comes before
+// the statement or inside it (its right-hand side reads the previous value), or sits in the other
+// branch of an `if`, in each case with no loop around that could carry the value there; or a
+// later statement of the same block assigns the name again before the use. (The view resolves a
+// use to the last assignment in source order, ignoring branches, so a definition in an `else`
+// must not hide one in the `then`.)
 bool may_see(const KernelView& view, const PyNode& stmt, const PyNode& u) {
   if (before(u, stmt) || PyModule::inside(u, stmt)) return in_loop_around(stmt, u);
   if (const PyNode* branch = exclusive_branches(stmt, u)) return in_loop_around(*branch, u);
