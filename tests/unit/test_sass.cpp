@@ -175,6 +175,47 @@ TEST(SassFixtures, VectorAddGlobalLoadsAtTheLoadLine) {
   EXPECT_GT(loads, 0);
 }
 
+TEST(SassParser, BackwardBranchesAreLoopsByLabelOrOffset) {
+  constexpr std::string_view text = R"sass(
+	.text.k:
+        /*0000*/                   MOV R1, c[0x0][0x28] ;
+.L_x_1:
+        /*0010*/                   IADD3 R0, R0, 0x1, RZ ;
+        /*0020*/                   ISETP.GE.AND P0, PT, R0, 0x10, PT ;
+        /*0030*/              @!P0 BRA `(.L_x_1) ;
+        /*0040*/                   BRA `(.L_x_2) ;
+.L_x_2:
+        /*0050*/                   FADD R2, R2, 1 ;
+        /*0060*/              @P1 BRA 0x50 ;
+        /*0070*/                   EXIT ;
+)sass";
+  auto m = parse_sass(text);
+  ASSERT_TRUE(m) << m.error().to_string();
+  EXPECT_EQ(m->labels.at(".L_x_1"), 1);
+  EXPECT_EQ(m->labels.at(".L_x_2"), 5);
+  auto loops = sass_loops(*m);
+  ASSERT_EQ(loops.size(), 2u);  // the forward BRA to .L_x_2 is no loop
+  EXPECT_EQ(loops[0].first, 1);
+  EXPECT_EQ(loops[0].last, 3);
+  EXPECT_EQ(loops[1].first, 5);
+  EXPECT_EQ(loops[1].last, 6);
+}
+
+TEST(SassFixtures, MatmulKLoopIsOneBackwardBranchAroundTheHgmmas) {
+  auto m = parse_sass(fixture("triton-3.6.0/matmul/matmul_kernel.sass"));
+  ASSERT_TRUE(m) << m.error().to_string();
+  auto loops = sass_loops(*m);
+  ASSERT_FALSE(loops.empty());
+  int inside = 0, hgmma = 0;
+  for (const auto& i : m->instructions) {
+    if (i.opcode != "HGMMA") continue;
+    ++hgmma;
+    for (const auto& l : loops) inside += i.index >= l.first && i.index <= l.last ? 1 : 0;
+  }
+  EXPECT_GT(hgmma, 0);
+  EXPECT_GT(inside, 0);  // the pipelined loop's HGMMAs; the epilogue's may sit outside
+}
+
 TEST(SassFixtures, AllFixturesParse) {
   for (const char* rel : {"vector_add/add_kernel.sass", "softmax/softmax_kernel.sass", "matmul/matmul_kernel.sass",
                           "large_matmul/matmul_bias_gelu_kernel.sass"}) {

@@ -104,7 +104,9 @@ class SassParser {
         }
         continue;  // a line holding only encoding words
       }
-      if (t.starts_with("//##")) {
+      if (t.starts_with(".L_") && t.ends_with(":")) {
+        mod_.labels[std::string(t.substr(0, t.size() - 1))] = static_cast<int>(mod_.instructions.size());
+      } else if (t.starts_with("//##")) {
         parse_line_info(t, loc_);
       } else if (t.starts_with("Function :") || t.starts_with("Function:")) {
         std::string_view r = t.substr(t.find(':') + 1);
@@ -182,5 +184,26 @@ class SassParser {
 }  // namespace
 
 Expected<SassModule> parse_sass(std::string_view text) { return SassParser(text).run(); }
+
+std::vector<SassLoop> sass_loops(const SassModule& module) {
+  std::vector<SassLoop> out;
+  for (const auto& ins : module.instructions) {
+    if (ins.opcode != "BRA" || ins.operands.empty()) continue;
+    std::string_view target = trim(ins.operands.back());
+    int to = -1;
+    if (size_t l = target.find(".L_"); l != std::string_view::npos) {
+      std::string_view name = target.substr(l);
+      name = name.substr(0, name.find_first_of(") "));
+      if (auto it = module.labels.find(std::string(name)); it != module.labels.end()) to = it->second;
+    } else if (target.starts_with("0x")) {
+      auto offset = scan::parse_int<uint32_t>(target.substr(2), 16);
+      for (const auto& other : module.instructions)
+        if (offset && other.offset == *offset && other.function == ins.function) to = other.index;
+    }
+    if (to >= 0 && to < ins.index && module.instructions[static_cast<size_t>(to)].function == ins.function)
+      out.push_back({to, ins.index});
+  }
+  return out;
+}
 
 }  // namespace tdx

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,8 +33,18 @@ struct SassModule {
   std::string arch;  // "sm_90a" when the header says it
   std::vector<std::string> functions;
   std::vector<SassInstruction> instructions;
+  std::map<std::string, int> labels;  // ".L_x_1" -> index of the instruction it labels
 };
 
 Expected<SassModule> parse_sass(std::string_view text);
+
+// A loop of the machine code: a branch back to an earlier instruction of its function. `first`
+// and `last` are instruction indices (the branch target and the branch).
+struct SassLoop {
+  int first = 0;
+  int last = 0;
+};
+// Every backward branch (nvdisasm's `BRA `(.L_x_1)` or cuobjdump's `BRA 0x4250`), in text order.
+std::vector<SassLoop> sass_loops(const SassModule& module);
 
 }  // namespace tdx

@@ -1,8 +1,9 @@
-// l2-narrow-pipe-bound: per-element work on the 16-per-clock pipes (MUFU, conversions) that
-// takes longer than the kernel's memory floor.
+// l2-narrow-pipe-bound: work on the 16-per-clock pipes (MUFU, conversions) that takes nearly as
+// long as the kernel's roofline floor, or longer.
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "tritondx/analysis/static_cost.h"
 #include "tritondx/ladder/l2_attribution/l2_rule.h"
@@ -24,20 +25,42 @@ bool narrow_pipe(const SassInstruction& i) {
 struct LineCost {
   int line = 0;
   int per_thread = 0;             // narrow-pipe SASS instructions, static count
-  int64_t trips = 1;              // executions per program (product of enclosing loop trips)
-  double ops = 0;                 // per_thread * trips * threads * programs
+  int in_loop = 0;                // of them, inside a loop of the machine code
+  int64_t trips = 1;              // executions per program of the line's loop body
+  double ops = 0;                 // executed per thread (hoisted ones once) * threads
   const SassInstruction* first = nullptr;
   std::map<std::string, int> opcodes;  // "MUFU.RCP" -> 64
 };
 
-// Executions of a line per program: the trip counts of the loops around its TTGIR ops.
+// Does an SSA value derive from tt.get_program_id (through a bounded walk of its definitions)?
+bool depends_on_program_id(const IrView& ir, const std::string& value) {
+  std::vector<std::string> work{value};
+  std::set<std::string> seen;
+  while (!work.empty() && seen.size() < 64) {
+    std::string v = IrView::strip_result(work.back());
+    work.pop_back();
+    if (!seen.insert(v).second) continue;
+    const MlirOp* op = ir.def(v);
+    if (!op) continue;
+    if (op->name == "tt.get_program_id") return true;
+    for (const auto& o : op->operands) work.push_back(o);
+  }
+  return false;
+}
+
+// Executions of a line per program: the trip counts of the loops around its TTGIR ops; nullopt
+// when one is unknown or differs between programs (bounds from tt.get_program_id, a causal
+// attention loop), since then no one count stands for the launch.
 std::optional<int64_t> trips_of_line(const IrView& ir, int line) {
   int64_t trips = 1;
   for (int index : ir.ctx().source_map->at(Stage::Ttgir, line)) {
     const MlirOp& op = ir.ttgir().ops[static_cast<size_t>(index)];
     int64_t here = 1;
     for (int p = ir.enclosing_loop(op); p >= 0; p = ir.enclosing_loop(ir.ttgir().ops[static_cast<size_t>(p)])) {
-      auto t = ir.trip_count(ir.ttgir().ops[static_cast<size_t>(p)]);
+      const MlirOp& loop = ir.ttgir().ops[static_cast<size_t>(p)];
+      for (size_t b = 0; b < 3 && b < loop.operands.size(); ++b)  // lower bound, upper bound, step
+        if (depends_on_program_id(ir, loop.operands[b])) return std::nullopt;
+      auto t = ir.trip_count(loop);
       if (!t) return std::nullopt;
       here *= std::max<int64_t>(*t, 0);
     }
@@ -78,8 +101,9 @@ class NarrowPipeBoundRule final : public L2Rule {
     return "The kernel's instructions on the 16-per-clock pipes (SASS MUFU for reciprocal, exp2, log2, "
            "sin/cos, and the conversions F2I, I2F, FRND (floor/ceil/trunc/round), F2F, I2I), counted per "
            "source line in the SASS and multiplied by the threads of the launch, take at the target's narrow-pipe "
-           "rate at least `min_fraction_of_floor` of the roofline floor (kernels without tl.dot): the "
-           "kernel is bound by those pipes, not by memory. Typical sources are an IEEE division per element "
+           "rate at least `min_fraction_of_floor` of the roofline floor: the "
+           "kernel is bound by those pipes. Instructions outside every loop of the machine code count once (ptxas "
+           "hoists loop-invariant work but keeps its line). Typical sources are an IEEE division per element "
            "(tl.math.div_rn: MUFU.RCP and a correction sequence with a slow-path check) and rounding through "
            "tl.floor/tl.ceil. Proposals: reciprocal-division for a per-element division by a value uniform "
            "across the tile, round-by-truncation for floor/ceil rounding whose result is converted to an "
@@ -96,13 +120,16 @@ class NarrowPipeBoundRule final : public L2Rule {
 void NarrowPipeBoundRule::check(const KernelContext& ctx, FindingSink& sink) const {
   IrView ir(ctx);
   if (!ir.ready() || !ir.sass() || !ctx.launch || !ctx.summary || !ctx.target) return;
-  // Beside tensor-core work these pipes run in parallel with the roofline's compute side, so a
-  // comparison with a dot kernel's floor would say little.
-  if (!ctx.summary->dots.empty()) return;
   auto rate = ctx.target->ceilings.find("narrow_pipe_ops_per_second");
   if (rate == ctx.target->ceilings.end() || rate->second.value <= 0) return;
   const double threads = static_cast<double>(ir.threads_per_cta()) * static_cast<double>(ctx.launch->programs());
 
+  // The backend hoists loop-invariant work (a divisor's reciprocal) out of the loop but keeps its
+  // source line: only instructions inside a loop of the machine code run once per trip.
+  const auto loops = sass_loops(*ir.sass());
+  auto in_machine_loop = [&](const SassInstruction& i) {
+    return std::any_of(loops.begin(), loops.end(), [&](const SassLoop& l) { return i.index >= l.first && i.index <= l.last; });
+  };
   std::vector<LineCost> lines;
   std::vector<int> unknown_trips;
   for (int line : ctx.source_map->lines()) {
@@ -111,17 +138,21 @@ void NarrowPipeBoundRule::check(const KernelContext& ctx, FindingSink& sink) con
     for (const auto* i : ir.sass_at(line)) {
       if (!narrow_pipe(*i)) continue;
       ++c.per_thread;
+      c.in_loop += in_machine_loop(*i) ? 1 : 0;
       ++c.opcodes[i->full_opcode()];
       if (!c.first) c.first = i;
     }
     if (c.per_thread == 0) continue;
     auto trips = trips_of_line(ir, line);
-    if (!trips) {
+    if (!trips && c.in_loop > 0) {
       unknown_trips.push_back(line);
       continue;
     }
-    c.trips = *trips;
-    c.ops = static_cast<double>(c.per_thread) * static_cast<double>(c.trips) * threads;
+    c.trips = trips.value_or(1);
+    double executed = c.trips > 1 ? static_cast<double>(c.in_loop) * static_cast<double>(c.trips) +
+                                        static_cast<double>(c.per_thread - c.in_loop)
+                                  : static_cast<double>(c.per_thread);
+    c.ops = executed * threads;
     lines.push_back(std::move(c));
   }
   double ops = 0;
@@ -142,8 +173,8 @@ void NarrowPipeBoundRule::check(const KernelContext& ctx, FindingSink& sink) con
     std::string mix;
     for (const auto& [opcode, n] : c.opcodes) mix += fmt::format("{}{} {}", mix.empty() ? "" : ", ", n, opcode);
     f.evidence.push_back(ir.source(c.line, fmt::format("{:.0f}% of the narrow-pipe work", 100.0 * c.ops / ops)));
-    f.evidence.push_back(ir.sass(*c.first, fmt::format("{} per thread on this line{}: {}", c.per_thread,
-                                                       c.trips > 1 ? fmt::format(", run {} times", c.trips) : "", mix)));
+    std::string runs = c.trips > 1 ? fmt::format(", {} of them in the loop, run {} times", c.in_loop, c.trips) : "";
+    f.evidence.push_back(ir.sass(*c.first, fmt::format("{} per thread on this line{}: {}", c.per_thread, runs, mix)));
   }
   f.cause = fmt::format(
       "these pipes retire 16 thread-operations per clock per SM against 128 for FFMA ({} ceiling: {}); the "
@@ -151,7 +182,8 @@ void NarrowPipeBoundRule::check(const KernelContext& ctx, FindingSink& sink) con
       "traffic needs {:.1f} us",
       "narrow_pipe_ops_per_second", rate->second.source, threads, narrow_seconds * 1e6, cost.floor_seconds * 1e6);
   if (!unknown_trips.empty())
-    f.cause += fmt::format("; {} line(s) inside loops with unknown trip counts are not counted", unknown_trips.size());
+    f.cause += fmt::format("; {} line(s) inside loops whose trip count is unknown or differs between programs are not "
+                           "counted", unknown_trips.size());
   f.confidence = narrow_seconds >= cost.floor_seconds ? 0.7 : 0.5;
   f.estimated_gain = std::max(1.0, narrow_seconds / cost.floor_seconds);
 
