@@ -4,13 +4,29 @@ after checking each against the entry's reference with its tolerances. Run on a 
     python3 tools/experiments/time_tasks.py bench/suite/elementwise/leaky_relu_scale.py \
         bench/results/entries/elementwise__leaky_relu_scale/optimize/leaky_relu_scale.optimized.py \
         tools/experiments/leaky_relu_flat/best_flattened.py
-The first file is the entry (its reference, inputs and tolerances); every file's launch() is timed."""
+The first file is the entry (its reference, inputs and tolerances); every file's launch() is timed.
+Outputs may be a tensor or a tuple of tensors (each is compared).
+
+tools/experiments/narrow_pipe/ holds the variants for the narrow-pipe and top-k recipes:
+    python3 tools/experiments/time_tasks.py bench/suite/quant/quantize_int8_rowwise.py \
+        tools/experiments/narrow_pipe/quantize_*.py
+    python3 tools/experiments/time_tasks.py bench/suite/select/topk_rows_k8.py \
+        bench/results/entries/select__topk_rows_k8/optimize/topk_rows_k8.optimized.py \
+        tools/experiments/narrow_pipe/topk_*.py"""
 import pathlib
 import sys
 
 import torch
 
 from experiment_util import load, timing
+
+
+def agrees(got, want, tol):
+    """Every output (a tensor, or each tensor of a tuple) matches the reference's."""
+    if isinstance(want, (tuple, list)):
+        return isinstance(got, (tuple, list)) and len(got) == len(want) and all(
+            agrees(g, w, tol) for g, w in zip(got, want))
+    return got.shape == want.shape and torch.allclose(got.float(), want.float(), **tol)
 
 
 def main():
@@ -22,8 +38,7 @@ def main():
     print(f"{pathlib.Path(sys.argv[1]).name} on {torch.cuda.get_device_name()}")
     for i, path in enumerate(sys.argv[1:]):
         task = load(path, f"task{i}")
-        got = task.launch(*inputs)
-        ok = torch.allclose(got.float(), want.float(), **tol)
+        ok = agrees(task.launch(*inputs), want, tol)
         ms = timing.time_launch(task.launch, [inputs])["median_ms"]
         print(f"{ms:9.4f} ms  {'ok       ' if ok else 'DISAGREES'}  {path}")
 
