@@ -101,8 +101,8 @@ class NarrowPipeBoundRule final : public L2Rule {
     return "The kernel's instructions on the 16-per-clock pipes (SASS MUFU for reciprocal, exp2, log2, "
            "sin/cos, and the conversions F2I, I2F, FRND (floor/ceil/trunc/round), F2F, I2I), counted per "
            "source line in the SASS and multiplied by the threads of the launch, take at the target's narrow-pipe "
-           "rate at least `min_fraction_of_floor` of the roofline floor: the "
-           "kernel is bound by those pipes. Instructions outside every loop of the machine code count once (ptxas "
+           "rate at least `min_fraction_of_floor` of the roofline floor: those pipes bound the kernel, or nearly. "
+           "Instructions outside every loop of the machine code count once (ptxas "
            "hoists loop-invariant work but keeps its line). Typical sources are an IEEE division per element "
            "(tl.math.div_rn: MUFU.RCP and a correction sequence with a slow-path check) and rounding through "
            "tl.floor/tl.ceil. Proposals: reciprocal-division for a per-element division by a value uniform "
@@ -178,14 +178,14 @@ void NarrowPipeBoundRule::check(const KernelContext& ctx, FindingSink& sink) con
   }
   f.cause = fmt::format(
       "these pipes retire 16 thread-operations per clock per SM against 128 for FFMA ({} ceiling: {}); the "
-      "launch runs {:.0f} threads, so the narrow-pipe instructions alone need {:.1f} us where the memory "
-      "traffic needs {:.1f} us",
-      "narrow_pipe_ops_per_second", rate->second.source, threads, narrow_seconds * 1e6, cost.floor_seconds * 1e6);
+      "launch runs {:.0f} threads, so the narrow-pipe instructions alone need {:.1f} us against a roofline floor "
+      "of {:.1f} us ({}-bound); they run beside the memory system and the tensor cores, not faster",
+      "narrow_pipe_ops_per_second", rate->second.source, threads, narrow_seconds * 1e6, cost.floor_seconds * 1e6, cost.bound);
   if (!unknown_trips.empty())
     f.cause += fmt::format("; {} line(s) inside loops whose trip count is unknown or differs between programs are not "
                            "counted", unknown_trips.size());
   f.confidence = narrow_seconds >= cost.floor_seconds ? 0.7 : 0.5;
-  f.estimated_gain = std::max(1.0, narrow_seconds / cost.floor_seconds);
+  if (narrow_seconds > cost.floor_seconds) f.estimated_gain = narrow_seconds / cost.floor_seconds;
 
   for (const auto& c : lines) {
     if (c.ops < 0.1 * ops) continue;
@@ -194,8 +194,8 @@ void NarrowPipeBoundRule::check(const KernelContext& ctx, FindingSink& sink) con
       f.evidence.push_back(ir.op(*div, "an IEEE division per element by a value splat over the tensor"));
       f.proposals.push_back({"reciprocal-division",
                              "divide by the uniform divisor once (a correctly rounded reciprocal per program) and "
-                             "get each quotient from a multiply and two FMAs (Markstein's correction), bit-identical "
-                             "to tl.math.div_rn",
+                             "get each quotient from a multiply and two FMAs (Markstein's correction), equal to "
+                             "tl.math.div_rn's for divisors and quotients in the normal range",
                              {{"line", c.line}}});
     }
     if (has_op(ops_here, "math.floor") && has_op(ops_here, "math.ceil") && has_op(ops_here, "arith.select"))
