@@ -85,3 +85,16 @@ def test_constexpr_divisor_turns_the_divisions_into_shifts():
     # D = 32 is a multiple of 16, which AxisInfo already uses for `offs % D`: the load was
     # vectorized before, and stays so.
     assert "ld.global.v4.b32" in before["accesses"] and "ld.global.v4.b32" in after["accesses"]
+
+
+def test_divisibility_by_construction_vectorizes_rows_of_1000_fp16():
+    signature = {"out_ptr": "*fp16", "in_ptr": "*fp16", "in_row_stride": "i32", "out_row_stride": "i32",
+                 "n_cols": "i32", "BLOCK": "constexpr"}
+    flags = {"IN_ROW_STRIDE_MULTIPLE_OF_8": True, "N_COLS_MULTIPLE_OF_8": True, "OUT_ROW_STRIDE_MULTIPLE_OF_8": True}
+    # 1000 is not a multiple of 16: only the pointers are specialized.
+    before = global_accesses("tests/recipes/divisibility-by-construction/applies.py", "log_softmax_kernel",
+                             signature, {"BLOCK": 1024}, [0, 1])
+    after = global_accesses("tests/recipes/divisibility-by-construction/applies.expected.py", "log_softmax_kernel",
+                            {**signature, **{f: "constexpr" for f in flags}}, {"BLOCK": 1024, **flags}, [0, 1])
+    assert before == {"ld.global.b16", "st.global.b16"}
+    assert after == {"ld.global.v4.b32", "st.global.v4.b32"}

@@ -63,6 +63,12 @@ bool is_range_call(std::string_view name) {
 }  // namespace
 
 bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+long long unspecialized_divisor(long long v) {
+  if (v == 0 || v % 16 == 0) return 0;
+  long long d = 1;
+  while (d < 8 && v % (d * 2) == 0) d *= 2;
+  return d >= 2 ? d : 0;
+}
 long long next_pow2(long long v) {
   long long p = 1;
   while (p < v) p <<= 1;

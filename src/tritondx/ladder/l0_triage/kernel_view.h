@@ -36,6 +36,9 @@ struct Definition {
 bool is_pow2(long long v);
 long long next_pow2(long long v);   // smallest power of two >= v (v >= 1)
 long long pow2_floor(long long v);  // largest power of two <= v (v >= 1)
+// The divisibility an integer argument has but the JIT cannot show: the largest power of two up
+// to 8 dividing v when v is not a multiple of 16 (which the JIT specializes) and is even; else 0.
+long long unspecialized_divisor(long long v);
 // Bytes of a Triton element type name ("fp32" -> 4, "bf16" -> 2, "i64" -> 8); 0 if unknown.
 int element_bytes(std::string_view type);
 

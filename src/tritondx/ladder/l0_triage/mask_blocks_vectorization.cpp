@@ -111,6 +111,20 @@ void MaskBlocksVectorizationRule::check(const KernelContext& ctx, FindingSink& s
                               {"tail", value - full * block},
                               {"line", a.memops.empty() ? a.compare->line : a.memops.front()->line}}});
     }
+    // Values that are multiples of 2..8 (3000 = 8 x 375) can be shown to the compiler by rebuilding
+    // them as (a // d) * d under a launch-time flag.
+    nlohmann::json rebuild = nlohmann::json::array({n});
+    bool rebuildable = unspecialized_divisor(value) >= 2;
+    for (const auto& t : a.unaligned_terms) {
+      rebuildable = rebuildable && unspecialized_divisor(ctx.launch->int_arg(t).value_or(1)) >= 2;
+      rebuild.push_back(t);
+    }
+    if (rebuildable)
+      f.proposals.push_back({"divisibility-by-construction",
+                             fmt::format("rebuild {} as multiples of what divides {} under a constexpr flag the "
+                                         "launch computes, so AxisInfo sees the divisibility the data has",
+                                         rebuild.size() == 1 ? n : "the bound and the address terms", value),
+                             {{"args", rebuild}}});
     if (f.proposals.empty())
       f.proposals.push_back({"pad-extent",
                              fmt::format("pad {} to a multiple of 16 ({} -> {}) in the allocation", n, value,

@@ -10,6 +10,7 @@
 #include "tritondx/analysis/axis_info.h"
 #include "tritondx/analysis/axis_info_internal.h"
 #include "tritondx/ladder/context.h"
+#include "tritondx/ladder/l0_triage/kernel_view.h"
 #include "tritondx/ladder/l3_compiler/rules.h"
 
 namespace tdx {
@@ -304,6 +305,22 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
                                          "(a `tl.multiple_of` hint on a kernel argument is dropped by Triton 3.6)",
                                          root),
                              {{"value", root}, {"multiple", 16}}});
+    }
+    // An argument the JIT cannot specialize (not a multiple of 16) may still be a multiple of 2..8:
+    // rebuilt as (a // d) * d under a launch-time flag, AxisInfo sees that divisibility.
+    {
+      nlohmann::json rebuild = nlohmann::json::array();
+      for (const std::string& a : {mv->root_argument, mv->mask_root_argument}) {
+        if (a.empty() || std::find(rebuild.begin(), rebuild.end(), a) != rebuild.end()) continue;
+        auto v = ctx.launch ? ctx.launch->int_arg(a) : std::nullopt;
+        if (v && l0::unspecialized_divisor(*v) >= 2) rebuild.push_back(a);
+      }
+      if (!rebuild.empty())
+        f.proposals.push_back({"divisibility-by-construction",
+                               fmt::format("rebuild {} as (a // d) * d under a constexpr flag the launch computes "
+                                           "(the value is a multiple of d but not of 16, which the JIT would mark)",
+                                           rebuild.size() == 1 ? rebuild[0].get<std::string>() : "the culprits"),
+                               {{"args", rebuild}}});
     }
     if (joint_confirmed)
       f.proposals.push_back({"unmasked-full-blocks",

@@ -39,6 +39,7 @@ void register_builtin_recipes(RecipeRegistry& registry) {
   registry.add(make_round_by_truncation_recipe());  // round-by-truncation
   registry.add(make_reciprocal_division_recipe());  // reciprocal-division
   registry.add(make_bitonic_topk_recipe());  // bitonic-topk
+  registry.add(make_divisibility_by_construction_recipe());  // divisibility-by-construction
   registry.add(make_tma_persistent_recipe());  // tma-persistent
 }
 

@@ -43,6 +43,7 @@ std::unique_ptr<Recipe> make_reduce_then_scan_recipe();  // reduce_then_scan.cpp
 std::unique_ptr<Recipe> make_round_by_truncation_recipe();  // round_by_truncation.cpp
 std::unique_ptr<Recipe> make_reciprocal_division_recipe();  // reciprocal_division.cpp
 std::unique_ptr<Recipe> make_bitonic_topk_recipe();  // bitonic_topk.cpp
+std::unique_ptr<Recipe> make_divisibility_by_construction_recipe();  // divisibility_by_construction.cpp
 std::unique_ptr<Recipe> make_tma_persistent_recipe();  // tma_persistent.cpp
 
 }  // namespace tdx
