@@ -7,12 +7,15 @@ after checking each against the entry's reference with its tolerances. Run on a 
 The first file is the entry (its reference, inputs and tolerances); every file's launch() is timed.
 Outputs may be a tensor or a tuple of tensors (each is compared).
 
-tools/experiments/narrow_pipe/ holds the variants for the narrow-pipe and top-k recipes:
+tools/experiments/narrow_pipe/ and divisibility/ hold the variants for this session's recipes:
     python3 tools/experiments/time_tasks.py bench/suite/quant/quantize_int8_rowwise.py \
         tools/experiments/narrow_pipe/quantize_*.py
     python3 tools/experiments/time_tasks.py bench/suite/select/topk_rows_k8.py \
         bench/results/entries/select__topk_rows_k8/optimize/topk_rows_k8.optimized.py \
-        tools/experiments/narrow_pipe/topk_*.py"""
+        tools/experiments/narrow_pipe/topk_*.py
+    python3 tools/experiments/time_tasks.py bench/suite/softmax/log_softmax_rows.py \
+        bench/results/entries/softmax__log_softmax_rows/optimize/log_softmax_rows.optimized.py \
+        tools/experiments/divisibility/log_softmax_rows_by_construction.py"""
 import pathlib
 import sys
 
