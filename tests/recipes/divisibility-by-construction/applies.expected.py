@@ -7,7 +7,10 @@ import triton.language as tl
 
 
 @triton.jit
-def log_softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK: tl.constexpr, IN_ROW_STRIDE_MULTIPLE_OF_8: tl.constexpr, N_COLS_MULTIPLE_OF_8: tl.constexpr, OUT_ROW_STRIDE_MULTIPLE_OF_8: tl.constexpr):
+def log_softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK: tl.constexpr,
+                       IN_ROW_STRIDE_MULTIPLE_OF_8: tl.constexpr,
+                       N_COLS_MULTIPLE_OF_8: tl.constexpr,
+                       OUT_ROW_STRIDE_MULTIPLE_OF_8: tl.constexpr):
     if IN_ROW_STRIDE_MULTIPLE_OF_8:  # the JIT marks only multiples of 16
         in_row_stride = in_row_stride // 8 * 8
     if N_COLS_MULTIPLE_OF_8:  # the JIT marks only multiples of 16
@@ -26,7 +29,10 @@ def log_softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, B
 def launch(x):
     out = torch.empty_like(x)
     log_softmax_kernel[(x.shape[0],)](out, x, x.stride(0), out.stride(0), x.shape[1],
-                                      BLOCK=triton.next_power_of_2(x.shape[1]), IN_ROW_STRIDE_MULTIPLE_OF_8=x.stride(0) % 8 == 0, N_COLS_MULTIPLE_OF_8=x.shape[1] % 8 == 0, OUT_ROW_STRIDE_MULTIPLE_OF_8=out.stride(0) % 8 == 0)
+                                      BLOCK=triton.next_power_of_2(x.shape[1]),
+                                      IN_ROW_STRIDE_MULTIPLE_OF_8=x.stride(0) % 8 == 0,
+                                      N_COLS_MULTIPLE_OF_8=x.shape[1] % 8 == 0,
+                                      OUT_ROW_STRIDE_MULTIPLE_OF_8=out.stride(0) % 8 == 0)
     return out
 
 

@@ -23,7 +23,10 @@ LOG2E = tl.constexpr(1.4426950408889634)
 
 
 @triton.jit
-def log_softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK_SIZE: tl.constexpr, IN_ROW_STRIDE_MULTIPLE_OF_8: tl.constexpr, N_COLS_MULTIPLE_OF_8: tl.constexpr, OUT_ROW_STRIDE_MULTIPLE_OF_8: tl.constexpr):
+def log_softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK_SIZE: tl.constexpr,
+                       IN_ROW_STRIDE_MULTIPLE_OF_8: tl.constexpr,
+                       N_COLS_MULTIPLE_OF_8: tl.constexpr,
+                       OUT_ROW_STRIDE_MULTIPLE_OF_8: tl.constexpr):
     if IN_ROW_STRIDE_MULTIPLE_OF_8:  # the JIT marks only multiples of 16
         in_row_stride = in_row_stride // 8 * 8
     if N_COLS_MULTIPLE_OF_8:  # the JIT marks only multiples of 16
@@ -45,7 +48,10 @@ def launch(x):
     n_rows, n_cols = x.shape
     out = torch.empty_like(x)
     BLOCK_SIZE = triton.next_power_of_2(n_cols)
-    log_softmax_kernel[(n_rows,)](out, x, x.stride(0), out.stride(0), n_cols, BLOCK_SIZE=BLOCK_SIZE, IN_ROW_STRIDE_MULTIPLE_OF_8=x.stride(0) % 8 == 0, N_COLS_MULTIPLE_OF_8=n_cols % 8 == 0, OUT_ROW_STRIDE_MULTIPLE_OF_8=out.stride(0) % 8 == 0)
+    log_softmax_kernel[(n_rows,)](out, x, x.stride(0), out.stride(0), n_cols, BLOCK_SIZE=BLOCK_SIZE,
+                                  IN_ROW_STRIDE_MULTIPLE_OF_8=x.stride(0) % 8 == 0,
+                                  N_COLS_MULTIPLE_OF_8=n_cols % 8 == 0,
+                                  OUT_ROW_STRIDE_MULTIPLE_OF_8=out.stride(0) % 8 == 0)
     return out
 
 

@@ -110,25 +110,33 @@ Expected<std::vector<TextEdit>> DivisibilityByConstructionRecipe::edits(const Re
   std::string indent = indentation_of(ctx.task->source, first->line);
   std::string inner = indent + "    ";
   const std::string tl = launch_util::tl_prefix(ctx);
-  std::string declarations, prologue, keywords, first_flag;
+  TDX_TRY(launch_util::append_params(ctx, "", line));  // refuses defaults and variadics
+  const auto params = ctx.function->child("args")->children_in("args");
+  // One flag per line, aligned with the first parameter / argument.
+  const std::string param_align(static_cast<size_t>(std::max(params.front()->col - 1, 0)), ' ');
+  const PyNode* last_argument = nullptr;
+  const PyNode* first_argument = nullptr;
+  for (const auto& c : site.call->children) {
+    if (c.field != "args" && c.field != "keywords") continue;
+    if (!last_argument || std::pair(c.end_line, c.end_col) > std::pair(last_argument->end_line, last_argument->end_col))
+      last_argument = &c;
+    if (!first_argument || std::pair(c.line, c.col) < std::pair(first_argument->line, first_argument->col))
+      first_argument = &c;
+  }
+  if (!last_argument) return refuse("the launch call passes no arguments");
+  const std::string argument_align(static_cast<size_t>(std::max(first_argument->col - 1, 0)), ' ');
+  std::string declarations, prologue, keywords;
   for (const auto& [name, d] : chosen) {
     std::string flag = fmt::format("{}_MULTIPLE_OF_{}", upper(name), d);
-    declarations += fmt::format("{}{}: {}.constexpr", declarations.empty() ? "" : ", ", flag, tl);
+    declarations += fmt::format(",\n{}{}: {}.constexpr", param_align, flag, tl);
     prologue += fmt::format("{}if {}:  # the JIT marks only multiples of 16\n{}{} = {} // {} * {}\n", indent, flag, inner,
                             name, name, d, d);
     const PyNode* arg = launch_util::passed_argument(ctx, *site.call, name);
     if (!arg) return refuse(fmt::format("the launch call does not pass {}", name));
-    std::string condition = fmt::format("{} % {} == 0", recipe_util::parenthesized(ctx, *arg), d);
-    // One edit appends every keyword: `F1=c1, F2=c2` as the value of the first.
-    if (first_flag.empty()) {
-      first_flag = flag;
-      keywords = condition;
-    } else {
-      keywords += fmt::format(", {}={}", flag, condition);
-    }
+    keywords += fmt::format(",\n{}{}={} % {} == 0", argument_align, flag, recipe_util::parenthesized(ctx, *arg), d);
   }
-  return std::vector<TextEdit>{launch_util::set_keyword(*site.call, first_flag, keywords),
-                               TDX_TRY(launch_util::append_params(ctx, declarations, line)),
+  return std::vector<TextEdit>{TextEdit::insert_after(*last_argument, keywords),
+                               TextEdit::insert_after(*params.back(), declarations),
                                TextEdit::insert_lines(first->line, prologue)};
 }
 
