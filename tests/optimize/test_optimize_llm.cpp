@@ -52,8 +52,9 @@ TEST(OptimizeLlm, RepliesBecomeCandidatesOrReasonsAndEveryCallIsStored) {
   o.gpu = GpuMode::Off;
   o.llm = true;
   // Enough for the recipes' children of the original (single-pass-reduction, online-softmax,
-  // exp-to-exp2, ...) and the expansion of a second node, where the LLM is asked again.
-  o.max_candidates = 10;
+  // exp-to-exp2, divisibility-by-construction, ...) and the expansion of a second node, where
+  // the LLM is asked again.
+  o.max_candidates = 14;
   o.max_depth = 2;
   Bridge bridge(BridgeConfig::from_environment());
   auto r = optimize(bridge, o);
