@@ -147,6 +147,15 @@ const PyNode* argument(const PyNode& call, int i) {
   return nullptr;
 }
 
+const PyNode* last_argument(const PyNode& call) {
+  const PyNode* last = nullptr;
+  for (const auto& c : call.children)
+    if ((c.field == "args" || c.field == "keywords") &&
+        (!last || std::pair(c.end_line, c.end_col) > std::pair(last->end_line, last->end_col)))
+      last = &c;
+  return last;
+}
+
 std::vector<std::string> parameter_names(const PyNode& function_def) {
   std::vector<std::string> out;
   if (const PyNode* args = function_def.child("args"))

@@ -36,6 +36,8 @@ std::string call_name(const PyNode& call);
 const PyNode* keyword(const PyNode& call, std::string_view name);
 // positional argument i of a Call, or nullptr.
 const PyNode* argument(const PyNode& call, int i);
+// The positional argument or keyword of a Call that ends last in the source, or nullptr.
+const PyNode* last_argument(const PyNode& call);
 // The positional parameter names of a FunctionDef, in order.
 std::vector<std::string> parameter_names(const PyNode& function_def);
 // The expression `call` passes for parameter `param` of the function it calls (`function_def`,

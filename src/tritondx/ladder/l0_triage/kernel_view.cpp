@@ -129,6 +129,12 @@ bool KernelView::binds(std::string_view name) const {
   return is_param(name) || !definitions(name).empty() || !uses(name).empty();
 }
 
+std::string KernelView::fresh_name(const std::string& base) const {
+  std::string n = base;
+  for (int k = 2; binds(n); ++k) n = base + "_" + std::to_string(k);
+  return n;
+}
+
 std::string KernelView::squashed_text(const PyNode& node) const { return squash_blanks(text(node)); }
 
 bool KernelView::is_param(std::string_view name) const {

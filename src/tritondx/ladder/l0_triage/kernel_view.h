@@ -57,6 +57,8 @@ class KernelView {
   bool is_param(std::string_view name) const;
   // Is `name` a parameter, assigned, or read in the kernel (taken for a new name)?
   bool binds(std::string_view name) const;
+  // `base`, or `base_2`, `base_3`, ... : the first the kernel does not bind.
+  std::string fresh_name(const std::string& base) const;
   const KernelParam* param_info(std::string_view name) const;  // from the task's kernel list
   std::string signature(std::string_view name) const;  // "*fp32", "i32", "constexpr", "" if unknown
   bool is_pointer_param(std::string_view name) const { return signature(name).starts_with("*"); }

@@ -41,8 +41,7 @@ Expected<std::vector<TextEdit>> BitonicTopkRecipe::edits(const RecipeInput& in) 
   if (!stmt_util::alone_on_lines(ctx, *s->loop) || !stmt_util::alone_on_lines(ctx, *s->store))
     return refuse("the loop or its store shares a line with another statement");
 
-  std::string top = s->tensor + "_top";
-  for (int k = 2; view.binds(top) || view.is_param(top); ++k) top = fmt::format("{}_top{}", s->tensor, k);
+  std::string top = view.fresh_name(s->tensor + "_top");
   std::string k_text = view.text(*s->trips_expr);
   std::vector<TextEdit> subs;
   const PyNode* store_call = s->store->child("value");

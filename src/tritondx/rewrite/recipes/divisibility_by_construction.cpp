@@ -110,21 +110,15 @@ Expected<std::vector<TextEdit>> DivisibilityByConstructionRecipe::edits(const Re
   std::string indent = indentation_of(ctx.task->source, first->line);
   std::string inner = indent + "    ";
   const std::string tl = launch_util::tl_prefix(ctx);
-  TDX_TRY(launch_util::append_params(ctx, "", line));  // refuses defaults and variadics
-  const auto params = ctx.function->child("args")->children_in("args");
+  const PyNode* last_param = TDX_TRY(launch_util::last_param_to_append_after(ctx, "the flags", line));
+  const PyNode* first_param = ctx.function->child("args")->child("args", 0);
+  const PyNode* last_arg = last_argument(*site.call);
+  if (!last_arg) return refuse("the launch call passes no arguments");
+  const PyNode* first_arg = argument(*site.call, 0);
+  if (!first_arg) first_arg = site.call->child("keywords", 0);
   // One flag per line, aligned with the first parameter / argument.
-  const std::string param_align(static_cast<size_t>(std::max(params.front()->col - 1, 0)), ' ');
-  const PyNode* last_argument = nullptr;
-  const PyNode* first_argument = nullptr;
-  for (const auto& c : site.call->children) {
-    if (c.field != "args" && c.field != "keywords") continue;
-    if (!last_argument || std::pair(c.end_line, c.end_col) > std::pair(last_argument->end_line, last_argument->end_col))
-      last_argument = &c;
-    if (!first_argument || std::pair(c.line, c.col) < std::pair(first_argument->line, first_argument->col))
-      first_argument = &c;
-  }
-  if (!last_argument) return refuse("the launch call passes no arguments");
-  const std::string argument_align(static_cast<size_t>(std::max(first_argument->col - 1, 0)), ' ');
+  const std::string param_align(static_cast<size_t>(std::max(first_param->col - 1, 0)), ' ');
+  const std::string argument_align(static_cast<size_t>(std::max(first_arg->col - 1, 0)), ' ');
   std::string declarations, prologue, keywords;
   for (const auto& [name, d] : chosen) {
     std::string flag = fmt::format("{}_MULTIPLE_OF_{}", upper(name), d);
@@ -135,8 +129,8 @@ Expected<std::vector<TextEdit>> DivisibilityByConstructionRecipe::edits(const Re
     if (!arg) return refuse(fmt::format("the launch call does not pass {}", name));
     keywords += fmt::format(",\n{}{}={} % {} == 0", argument_align, flag, recipe_util::parenthesized(ctx, *arg), d);
   }
-  return std::vector<TextEdit>{TextEdit::insert_after(*last_argument, keywords),
-                               TextEdit::insert_after(*params.back(), declarations),
+  return std::vector<TextEdit>{TextEdit::insert_after(*last_arg, keywords),
+                               TextEdit::insert_after(*last_param, declarations),
                                TextEdit::insert_lines(first->line, prologue)};
 }
 

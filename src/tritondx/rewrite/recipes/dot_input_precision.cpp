@@ -45,11 +45,7 @@ Expected<std::vector<TextEdit>> DotInputPrecisionRecipe::edits(const RecipeInput
   for (const PyNode* kw : dot.children_in("keywords"))
     if (kw->str_field("arg") == "allow_tf32")
       return std::vector<TextEdit>{TextEdit::replace(*kw, "input_precision=" + value)};
-  const PyNode* last = nullptr;
-  for (const auto& c : dot.children)
-    if ((c.field == "args" || c.field == "keywords") &&
-        (!last || std::tie(c.end_line, c.end_col) > std::tie(last->end_line, last->end_col)))
-      last = &c;
+  const PyNode* last = last_argument(dot);
   if (!last) return fail(Stage::Rewrite, "tl.dot without arguments", line);
   return std::vector<TextEdit>{TextEdit::insert_after(*last, ", input_precision=" + value)};
 }

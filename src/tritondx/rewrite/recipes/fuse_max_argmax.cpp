@@ -73,13 +73,8 @@ Expected<std::vector<TextEdit>> FuseMaxArgmaxRecipe::edits(const RecipeInput& in
 
   const PyNode* operand = l0::reduced_operand(vcall);
   std::string base = operand->type == "Name" ? operand->str_field("id") : "reduced";
-  auto fresh = [&](std::string name) {
-    std::string n = name;
-    for (int k = 2; view.binds(n); ++k) n = fmt::format("{}_{}", name, k);
-    return n;
-  };
-  if (vname.empty()) vname = fresh(fmt::format("{}_{}", base, pair->reduction));
-  if (iname.empty()) iname = fresh(fmt::format("{}_arg{}", base, pair->reduction));
+  if (vname.empty()) vname = view.fresh_name(fmt::format("{}_{}", base, pair->reduction));
+  if (iname.empty()) iname = view.fresh_name(fmt::format("{}_arg{}", base, pair->reduction));
 
   std::string axis = argument(vcall, 1) ? recipe_util::text(ctx, *argument(vcall, 1))
                                         : "axis=" + recipe_util::text(ctx, *keyword(vcall, "axis"));

@@ -65,11 +65,7 @@ const PyNode* passed_argument(const KernelContext& ctx, const PyNode& call, cons
 TextEdit set_keyword(const PyNode& call, const std::string& name, const std::string& value) {
   if (const PyNode* v = keyword(call, name)) return TextEdit::replace(*v, value);
   // Append after the last argument or keyword (whichever ends last).
-  const PyNode* last = nullptr;
-  for (const auto& c : call.children) {
-    if (c.field != "args" && c.field != "keywords") continue;
-    if (!last || std::pair(c.end_line, c.end_col) > std::pair(last->end_line, last->end_col)) last = &c;
-  }
+  const PyNode* last = last_argument(call);
   if (!last) {
     // `kernel[grid]()`: insert before the closing parenthesis.
     return TextEdit{call.end_line, call.end_col - 1, call.end_line, call.end_col - 1, fmt::format("{}={}", name, value)};
@@ -97,7 +93,8 @@ Expected<TextEdit> append_constexpr_param(const KernelContext& ctx, const std::s
   return append_params(ctx, fmt::format("{}: {}.constexpr", name, tl_prefix(ctx)), line_for_errors);
 }
 
-Expected<TextEdit> append_params(const KernelContext& ctx, const std::string& declarations, int line_for_errors) {
+Expected<const PyNode*> last_param_to_append_after(const KernelContext& ctx, const std::string& declarations,
+                                                   int line_for_errors) {
   const PyNode* args = ctx.function ? ctx.function->child("args") : nullptr;
   const PyNode* last = nullptr;
   if (args)
@@ -107,6 +104,11 @@ Expected<TextEdit> append_params(const KernelContext& ctx, const std::string& de
     return fail(Stage::Rewrite,
                 fmt::format("the kernel's parameter list has defaults or variadics; no place for {}", declarations),
                 line_for_errors);
+  return last;
+}
+
+Expected<TextEdit> append_params(const KernelContext& ctx, const std::string& declarations, int line_for_errors) {
+  const PyNode* last = TDX_TRY(last_param_to_append_after(ctx, declarations, line_for_errors));
   return TextEdit::insert_after(*last, ", " + declarations);
 }
 

@@ -54,6 +54,11 @@ std::string tl_prefix(const KernelContext& ctx);
 // defaults or variadics (a new positional parameter would not go last).
 Expected<TextEdit> append_constexpr_param(const KernelContext& ctx, const std::string& name, int line_for_errors);
 
+// The kernel's last positional parameter, after which new ones go; an error naming `declarations`
+// when the list has defaults or variadics.
+Expected<const PyNode*> last_param_to_append_after(const KernelContext& ctx, const std::string& declarations,
+                                                   int line_for_errors);
+
 // Appends parameter declarations (`n, BLOCK: tl.constexpr`) to the kernel's parameters, with the
 // same refusal; one edit, so several parameters keep their order.
 Expected<TextEdit> append_params(const KernelContext& ctx, const std::string& declarations, int line_for_errors);

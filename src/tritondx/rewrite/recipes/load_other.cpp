@@ -58,12 +58,7 @@ Expected<std::vector<TextEdit>> LoadOtherRecipe::edits(const RecipeInput& in) co
     std::string other = identity(type, max, in.proposal.params.value("other", max ? "-float(\"inf\")" : "float(\"inf\")"));
     if (other.empty())
       return fail(Stage::Rewrite, fmt::format("unknown element type \"{}\" of the loaded pointer", type), line);
-    const PyNode* last = nullptr;
-    for (const auto& c : load->children)
-      if ((c.field == "args" || c.field == "keywords") &&
-          (!last || std::tie(c.end_line, c.end_col) > std::tie(last->end_line, last->end_col)))
-        last = &c;
-    edits.push_back(TextEdit::insert_after(*last, ", other=" + other));
+    edits.push_back(TextEdit::insert_after(*last_argument(*load), ", other=" + other));
   }
   if (edits.empty()) return fail(Stage::Rewrite, "no masked tl.load without other= on the finding's line", line);
   return edits;

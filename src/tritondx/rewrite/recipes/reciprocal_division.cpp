@@ -66,25 +66,20 @@ Expected<std::vector<TextEdit>> ReciprocalDivisionRecipe::edits(const RecipeInpu
       why_not = "the division is not inside an assignment or expression statement";
       continue;
     }
-    auto fresh = [&](std::string base) {
-      std::string n = base;
-      for (int k = 2; view.binds(n) || view.is_param(n); ++k) n = fmt::format("{}_{}", base, k);
-      return n;
-    };
     std::string indent = indentation_of(ctx.task->source, stmt->line);
     std::string before;
     // Operands that are not plain names are evaluated once, into names, before the statement.
     auto bind = [&](const PyNode& e, std::string base) {
       if (e.type == "Name" || e.type == "Constant") return recipe_util::text(ctx, e);
-      std::string n = fresh(std::move(base));
+      std::string n = view.fresh_name(std::move(base));
       before += fmt::format("{}{} = {}\n", indent, n, recipe_util::text(ctx, e));
       return n;
     };
     std::string dividend = bind(*a, "dividend");
     std::string divisor = bind(*s, "divisor");
     std::string stem = s->type == "Name" ? s->str_field("id") : "divisor";
-    std::string rcp = fresh(stem + "_rcp");
-    std::string q = fresh(dividend.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") ==
+    std::string rcp = view.fresh_name(stem + "_rcp");
+    std::string q = view.fresh_name(dividend.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") ==
                                   std::string::npos
                               ? dividend + "_q"
                               : "quotient");
