@@ -92,7 +92,10 @@ std::string_view BlockSizeRecipe::description() const {
              "blocks of each follow, as in grow-block. A grid dimension that multiplies block counts "
              "(triton.cdiv(M, 64) * triton.cdiv(N, 64), split in the kernel with pid // num_pid_n) follows "
              "factor by factor: each constexpr edits a factor counting blocks of its old value that is not "
-             "edited yet, preferring the one whose extent is named like its dimension (M for BLOCK_M); inside "
+             "edited yet, leaving out a factor whose extent the launch passes to a parameter the kernel divides "
+             "by another block (num_pid_n = tl.cdiv(K, BLOCK_N) for triton.cdiv(K, 64)), and preferring the "
+             "one the kernel divides by this block, then the one whose extent is named like its dimension (M "
+             "for BLOCK_M); inside "
              "a product the new count is never known to be exact, so unmasked accesses refuse. Proposed by "
              "l0-tiny-block for 2-D tiles and by l1-bound-class for a compute-bound kernel limited by a cache "
              "(the output tile's BLOCK_M x BLOCK_N doubled, at most 256 each).";
@@ -194,6 +197,7 @@ struct GridRewriter {
   std::vector<TextEdit>& edits;
   std::set<const PyNode*>& edited;
   int line;
+  const PyNode* call = nullptr;   // the launch call, whose arguments name the grid's extents in the kernel
   // The other factors of a product grid dimension: they count blocks of other dimensions, so a
   // literal equal to the old value there is not a use of this block.
   std::set<const PyNode*>* other_factors = nullptr;
@@ -223,8 +227,8 @@ struct GridRewriter {
   }
 
   // If `e` counts blocks of the old value (triton.cdiv(n, OLD), n // OLD, (n + OLD - 1) // OLD):
-  // true, and the name of what it counts (n, or "" when n is not a plain name).
-  bool counts_old_blocks(const PyNode& e, std::string& extent) const {
+  // true, the name of what it counts (n, or "" when n is not a plain name) and n itself.
+  bool counts_old_blocks(const PyNode& e, std::string& extent, const PyNode** extent_node = nullptr) const {
     const PyNode* n = nullptr;
     if (e.type == "Call" && (call_name(e) == "triton.cdiv" || call_name(e) == "cdiv")) {
       const PyNode* d = argument(e, 1);
@@ -239,13 +243,50 @@ struct GridRewriter {
       return false;
     }
     extent = n && n->type == "Name" ? n->str_field("id") : "";
+    if (extent_node) *extent_node = n;
     return true;
+  }
+
+  // The block constexpr the kernel counts `extent` in, when the launch passes that expression as
+  // a kernel parameter the kernel divides by one (num_pid_n = tl.cdiv(K, BLOCK_N) for a grid
+  // factor triton.cdiv(K, 64)): "" when it passes none, or the kernel counts it in several.
+  std::string kernel_counted_block(const PyNode* extent) const {
+    if (!extent || !call || !ctx.function || !ctx.task) return "";
+    const KernelInfo* info = ctx.task->kernel(ctx.kernel_name());
+    if (!info) return "";
+    std::string text = node_text(*extent, ctx.task->lines);
+    std::set<std::string> blocks;
+    for (const auto& prm : info->params) {
+      const PyNode* passed = launch_util::passed_argument(ctx, *call, prm.name);
+      if (!passed || node_text(*passed, ctx.task->lines) != text) continue;
+      for (const auto& b : kernel_blocks_counting(prm.name)) blocks.insert(b);
+    }
+    return blocks.size() == 1 ? *blocks.begin() : "";
+  }
+
+  // The names NAME of the kernel's tl.cdiv(param, NAME) and (param + NAME - 1) // NAME.
+  std::set<std::string> kernel_blocks_counting(const std::string& param) const {
+    std::set<std::string> out;
+    auto is_param = [&](const PyNode* n) { return n && n->type == "Name" && n->str_field("id") == param; };
+    PyModule::walk(*ctx.function, [&](const PyNode& n) {
+      const PyNode* d = nullptr;
+      if (n.type == "Call" && normalize_triton_name(call_name(n)) == "tl.cdiv" && is_param(argument(n, 0)))
+        d = argument(n, 1);
+      if (n.type == "BinOp" && n.str_field("op") == "FloorDiv") {
+        const PyNode* l = n.child("left");
+        if (l && l->type == "BinOp" && l->str_field("op") == "Add" && is_param(l->child("left"))) d = n.child("right");
+      }
+      if (d && d->type == "Name") out.insert(d->str_field("id"));
+    });
+    return out;
   }
 
   // A grid dimension that multiplies block counts (triton.cdiv(M, 64) * triton.cdiv(N, 64), a
   // program id split with pid // num_pid_n in the kernel): the factor counting blocks of this
-  // constexpr follows it. That factor counts blocks of the old value and is not edited yet; of
-  // several, the one whose extent is named like the block's dimension (M for BLOCK_M).
+  // constexpr follows it. That factor counts blocks of the old value and is not edited yet, and
+  // its extent is not one the kernel divides by another block; of several, the one whose extent
+  // the kernel divides by this block (tl.cdiv(K, BLOCK_N), K passed the factor's extent), else
+  // the one whose extent is named like the block's dimension (M for BLOCK_M).
   Expected<bool> rewrite_product(const PyNode& e, int depth) {
     std::vector<const PyNode*> factors;
     std::function<void(const PyNode&)> flatten = [&](const PyNode& n) {
@@ -258,7 +299,7 @@ struct GridRewriter {
     };
     flatten(e);
     std::string suffix = dimension_suffix();
-    std::vector<const PyNode*> candidates, named;
+    std::vector<const PyNode*> candidates, named, kernel_named;
     for (const PyNode* f : factors) {
       const PyNode* value = f;
       if (f->type == "Name")
@@ -267,14 +308,22 @@ struct GridRewriter {
       bool touched = false;
       PyModule::walk(*value, [&](const PyNode& n) { touched |= edited.count(&n) > 0; });
       std::string extent;
-      if (touched || !counts_old_blocks(*value, extent)) continue;
+      const PyNode* extent_node = nullptr;
+      if (touched || !counts_old_blocks(*value, extent, &extent_node)) continue;
+      // The kernel divides this extent by another block: the factor counts that block's programs.
+      std::string counted = kernel_counted_block(extent_node);
+      if (!counted.empty() && counted != c.name) continue;
+      if (counted == c.name) kernel_named.push_back(value);
       candidates.push_back(value);
       std::string upper = extent;
       for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
       if (!suffix.empty() && upper == suffix) named.push_back(value);
     }
     std::string shown = node_text(e, ctx.task->lines);
-    const PyNode* pick = named.size() == 1 ? named[0] : named.empty() && candidates.size() == 1 ? candidates[0] : nullptr;
+    const PyNode* pick = kernel_named.size() == 1                   ? kernel_named[0]
+                         : named.size() == 1                          ? named[0]
+                         : named.empty() && candidates.size() == 1    ? candidates[0]
+                                                                      : nullptr;
     if (!pick)
       return fail(Stage::Rewrite,
                   candidates.empty()
@@ -551,7 +600,7 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
       if (axis >= static_cast<int>(dims.size()) || axis >= static_cast<int>(ctx.launch->grid.size()))
         return fail(Stage::Rewrite, fmt::format("the grid has no dimension {}", axis), site.call->line);
       GridRewriter g{ctx, *site.enclosing, c, ctx.launch->grid[static_cast<size_t>(axis)], launch_var, meta,
-                     edits, edited, line, &other_factors};
+                     edits, edited, line, site.call, &other_factors};
       TDX_TRY(g.rewrite(*dims[static_cast<size_t>(axis)], 0));
       followed_dims.insert(dims[static_cast<size_t>(axis)]);
       if (!g.exact() && !all_masked)
