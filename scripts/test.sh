@@ -9,4 +9,4 @@ scripts/setup.sh
 echo "test: python tests"
 .venv/bin/python -m pytest -q -n auto tests/python tests/gpu
 echo "test: C++ unit, end-to-end, rule, recipe, store, integrity and optimize tests"
-ctest --test-dir build --output-on-failure -j 2 --timeout 600
+ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
