@@ -2,20 +2,13 @@
 // iterations past the diagonal compute scores that the mask then discards.
 #include <set>
 
+#include "tritondx/ladder/l0_triage/causal_loop.h"
 #include "tritondx/ladder/l0_triage/l0_rule.h"
 
 namespace tdx {
 namespace {
 
 using namespace l0;
-
-// What the rule matched in one loop.
-struct CausalLoop {
-  const PyNode* loop = nullptr;
-  const PyNode* where = nullptr;  // tl.where(rows[:, None] >= cols[None, :], scores, -inf)
-  std::string rows, cols, scores;
-  std::string bound;  // one past the program's last row: `<rows offset> + <rows block>`
-};
 
 class FullyMaskedIterationsRule final : public L0Rule {
  public:
@@ -35,39 +28,6 @@ class FullyMaskedIterationsRule final : public L0Rule {
   }
   void check(const KernelContext& ctx, FindingSink& sink) const override;
 };
-
-bool is_neg_inf(const KernelView& view, const PyNode& n) {
-  std::string t = view.text(n);
-  return t == "float(\"-inf\")" || t == "float('-inf')" || t == "-float(\"inf\")" || t == "-float('inf')" ||
-         t == "-math.inf" || t == "float(\"-Inf\")";
-}
-
-// `name[:, None]` (axis 0) or `name[None, :]` (axis 1): the name, else "".
-std::string broadcast_name(const KernelView& view, const PyNode& n, int axis) {
-  if (n.type != "Subscript" || !n.child("value") || n.child("value")->type != "Name") return "";
-  std::string t = view.text(n);
-  std::string name = n.child("value")->str_field("id");
-  std::string want = axis == 0 ? name + "[:, None]" : name + "[None, :]";
-  return t == want ? name : "";
-}
-
-// rows defined once as `off + tl.arange(0, BM)`: returns "off + BM" (the program's row end).
-std::string row_end(const KernelView& view, const std::string& rows) {
-  const auto& defs = view.definitions(rows);
-  if (defs.size() != 1 || !defs[0].value || defs[0].value->type != "BinOp" ||
-      defs[0].value->fields.value("op", "") != "Add")
-    return "";
-  const PyNode* l = defs[0].value->child("left");
-  const PyNode* r = defs[0].value->child("right");
-  for (auto [off, ar] : {std::pair{l, r}, {r, l}}) {
-    if (!ar || ar->type != "Call" || normalize_triton_name(call_name(*ar)) != "tl.arange") continue;
-    const PyNode* lo = argument(*ar, 0);
-    const PyNode* hi = argument(*ar, 1);
-    if (!lo || !hi || view.value(*lo) != 0) continue;
-    return fmt::format("{} + {}", view.text(*off), view.text(*hi));
-  }
-  return "";
-}
 
 // Every read of `name` inside `loop` after `where` feeds tl.max or an exponential only.
 bool only_softmax_uses(const KernelView& view, const PyNode& loop, const PyNode& where_stmt, const std::string& name) {
@@ -119,62 +79,14 @@ std::string independent_carried(const KernelView& view, const PyNode& loop, cons
   return "";
 }
 
-std::optional<CausalLoop> match(const KernelView& view, const PyNode& loop) {
-  const PyNode* iter = loop.child("iter");
-  const PyNode* target = loop.child("target");
-  if (!iter || iter->type != "Call" || call_name(*iter) != "range" || !target || target->type != "Name") return {};
-  auto args = iter->children_in("args");
-  if (args.size() != 3) return {};
-  auto step = view.value(*args[2]);
-  if (!step || *step <= 0) return {};
-  const std::string start = target->str_field("id");
-  std::optional<CausalLoop> found;
-  PyModule::walk(loop, [&](const PyNode& n) {
-    if (found || n.type != "Call" || normalize_triton_name(call_name(n)) != "tl.where") return;
-    const PyNode* cond = argument(n, 0);
-    const PyNode* kept = argument(n, 1);
-    const PyNode* other = argument(n, 2);
-    if (!cond || !kept || !other || cond->type != "Compare" || !is_neg_inf(view, *other)) return;
-    auto ops = cond->fields.value("ops", nlohmann::json::array());
-    auto comparators = cond->children_in("comparators");
-    if (ops.size() != 1 || comparators.size() != 1 || !cond->child("left")) return;
-    std::string op = ops[0].get<std::string>();
-    const PyNode* lhs = cond->child("left");
-    const PyNode* rhs = comparators[0];
-    if (op == "LtE" || op == "Lt") std::swap(lhs, rhs), op = op == "LtE" ? "GtE" : "Gt";
-    if (op != "GtE" && op != "Gt") return;
-    std::string rows = broadcast_name(view, *lhs, 0), cols = broadcast_name(view, *rhs, 1);
-    if (rows.empty() || cols.empty()) return;
-    // cols = start + <loop-invariant>; rows fixed outside the loop.
-    const auto& cdefs = view.definitions(cols);
-    if (cdefs.size() != 1 || !cdefs[0].value || !PyModule::inside(*cdefs[0].stmt, loop)) return;
-    if (!PyModule::names_read(*cdefs[0].value).contains(start)) return;
-    for (const auto& d : view.definitions(rows))
-      if (PyModule::inside(*d.stmt, loop)) return;
-    std::string bound = row_end(view, rows);
-    if (bound.empty()) return;
-    // The result of the where: an assignment `s = tl.where(...)`.
-    const PyNode* stmt = n.parent;
-    if (!stmt || stmt->type != "Assign" || stmt->children_in("targets").size() != 1 ||
-        stmt->children_in("targets")[0]->type != "Name")
-      return;
-    found = CausalLoop{&loop, &n, rows, cols, stmt->children_in("targets")[0]->str_field("id"), bound};
-  });
-  return found;
-}
-
 void FullyMaskedIterationsRule::check(const KernelContext& ctx, FindingSink& sink) const {
   if (!has_l0_inputs(ctx)) return;
   KernelView view(ctx);
   PyModule::walk(view.function(), [&](const PyNode& loop) {
     if (loop.type != "For") return;
-    auto m = match(view, loop);
-    if (!m) return;
-    const PyNode* hi = loop.child("iter")->children_in("args")[1];
-    // A bound that already reads the rows' offset is taken care of.
-    std::string off = m->bound.substr(0, m->bound.rfind(" + "));
-    for (const auto& name : PyModule::names_read(*hi))
-      if (off.find(name) != std::string::npos) return;
+    auto m = match_causal_loop(view, loop);
+    const PyNode* hi = m ? loop.child("iter")->children_in("args")[1] : nullptr;
+    if (!m || reads_offset(view, *m, *hi)) return;  // a bound that reads the rows' offset is taken care of
     const PyNode* where_stmt = m->where->parent;
     bool softmax = only_softmax_uses(view, loop, *where_stmt, m->scores);
     std::string independent = independent_carried(view, loop, m->scores);

@@ -10,6 +10,7 @@ namespace tdx {
 std::unique_ptr<Rule> make_exp_instead_of_exp2_rule();
 std::unique_ptr<Rule> make_fp32_dot_rule();
 std::unique_ptr<Rule> make_fully_masked_iterations_rule();
+std::unique_ptr<Rule> make_causal_mask_every_block_rule();
 std::unique_ptr<Rule> make_int64_index_math_rule();
 std::unique_ptr<Rule> make_load_without_other_in_reduction_rule();
 std::unique_ptr<Rule> make_mask_blocks_vectorization_rule();

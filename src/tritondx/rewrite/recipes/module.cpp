@@ -29,6 +29,7 @@ void register_builtin_recipes(RecipeRegistry& registry) {
   registry.add(make_split_reduction_recipe());  // split-reduction
   registry.add(make_k_major_operand_recipe());  // k-major-operand
   registry.add(make_causal_loop_bound_recipe());  // causal-loop-bound
+  registry.add(make_peel_causal_diagonal_recipe());  // peel-causal-diagonal
   registry.add(make_online_softmax_recipe());  // online-softmax
   registry.add(make_fuse_max_argmax_recipe());  // fuse-max-argmax
   registry.add(make_split_interleaved_pairs_recipe());  // split-interleaved-pairs

@@ -33,6 +33,7 @@ std::unique_ptr<Recipe> make_rows_per_program_recipe();  // rows_per_program.cpp
 std::unique_ptr<Recipe> make_split_reduction_recipe();  // split_reduction.cpp
 std::unique_ptr<Recipe> make_k_major_operand_recipe();  // k_major_operand.cpp
 std::unique_ptr<Recipe> make_causal_loop_bound_recipe();  // causal_loop_bound.cpp
+std::unique_ptr<Recipe> make_peel_causal_diagonal_recipe();  // peel_causal_diagonal.cpp
 std::unique_ptr<Recipe> make_online_softmax_recipe();  // online_softmax.cpp
 std::unique_ptr<Recipe> make_fuse_max_argmax_recipe();  // fuse_max_argmax.cpp
 std::unique_ptr<Recipe> make_split_interleaved_pairs_recipe();  // split_interleaved_pairs.cpp
