@@ -33,8 +33,8 @@ def swiglu_kernel(gate_ptr, up_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexp
 def launch(gate, up):
     out = torch.empty_like(gate)
     n = gate.numel()
-    BLOCK_SIZE = 2048
-    swiglu_kernel[(triton.cdiv(n, BLOCK_SIZE),)](gate, up, out, n, BLOCK_SIZE=BLOCK_SIZE, num_warps=8)
+    BLOCK_SIZE = 1024
+    swiglu_kernel[(triton.cdiv(n, BLOCK_SIZE),)](gate, up, out, n, BLOCK_SIZE=BLOCK_SIZE, num_stages=4)
     return out
 
 

@@ -32,7 +32,7 @@ def launch(ids, table):
     dim = table.shape[1]
     out = torch.empty((n_tokens, dim), device=table.device, dtype=table.dtype)
     grid = (n_tokens, triton.cdiv(dim, 2048))
-    embedding_kernel[grid](ids, table, out, dim, table.stride(0), out.stride(0), BLOCK=2048, num_stages=2)
+    embedding_kernel[grid](ids, table, out, dim, table.stride(0), out.stride(0), BLOCK=2048)
     return out
 
 

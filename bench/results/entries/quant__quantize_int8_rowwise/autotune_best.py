@@ -44,7 +44,7 @@ def launch(x):
     q = torch.empty((rows, cols), device=x.device, dtype=torch.int8)
     scale = torch.empty((rows,), device=x.device, dtype=torch.float32)
     BLOCK = triton.next_power_of_2(cols)
-    quantize_rowwise_kernel[(rows,)](x, q, scale, cols, x.stride(0), q.stride(0), BLOCK=BLOCK, num_warps=8, num_stages=2)
+    quantize_rowwise_kernel[(rows,)](x, q, scale, cols, x.stride(0), q.stride(0), BLOCK=BLOCK, num_warps=8)
     return q, scale
 
 

@@ -49,7 +49,7 @@ def add_back_kernel(out_ptr, scanned_sums_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, y + prefix, mask=mask)
 
 
-BLOCK = 2048
+BLOCK = 4096
 
 
 def launch(x):

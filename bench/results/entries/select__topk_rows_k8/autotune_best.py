@@ -36,7 +36,7 @@ def launch(x):
     K = 8
     out = torch.empty((rows, K), device=x.device, dtype=x.dtype)
     BLOCK = triton.next_power_of_2(cols)
-    topk_rows_kernel[(rows,)](x, out, cols, x.stride(0), out.stride(0), K=K, BLOCK=BLOCK, num_warps=2)
+    topk_rows_kernel[(rows,)](x, out, cols, x.stride(0), out.stride(0), K=K, BLOCK=BLOCK, num_warps=2, num_stages=4)
     return out
 
 

@@ -75,9 +75,9 @@ def launch(x, w):
     P = (H + 2 * pad - R) // stride + 1
     Q = (W + 2 * pad - S) // stride + 1
     y = torch.empty((N, P, Q, K), device=x.device, dtype=torch.float16)
-    grid = (triton.cdiv(N * P * Q, 64) * triton.cdiv(K, 64),)
+    grid = (triton.cdiv(N * P * Q, 128) * triton.cdiv(K, 64),)
     conv2d_kernel[grid](x, w, y, N, H, W, C, K, P, Q, R, S, stride, stride, pad, pad,
-                        BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, num_stages=2)
+                        BLOCK_M=128, BLOCK_N=64, BLOCK_K=64)
     return y
 
 

@@ -25,17 +25,28 @@ import triton.language as tl
 
 
 @triton.jit
-def quantize_rowwise_kernel(x_ptr, q_ptr, scale_ptr, n_cols, stride_x, stride_q, BLOCK: tl.constexpr):
+def quantize_rowwise_kernel(x_ptr, q_ptr, scale_ptr, n_cols, stride_x, stride_q, BLOCK: tl.constexpr, EVEN_N_COLS: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
-    x = tl.load(x_ptr + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
-    absmax = tl.max(tl.abs(x), axis=0)
-    absmax = tl.maximum(absmax, 1e-8)  # an all-zero row would divide by zero
-    scale = tl.math.div_rn(absmax, 127.0)
-    v = tl.math.div_rn(x, scale)
-    v = tl.where(v >= 0, tl.floor(v + 0.5), tl.ceil(v - 0.5))
-    tl.store(q_ptr + row * stride_q + cols, v.to(tl.int8), mask=mask)
+    if EVEN_N_COLS:
+        x = tl.load(x_ptr + row * stride_x + cols).to(tl.float32)
+        absmax = tl.max(tl.abs(x), axis=0)
+        absmax = tl.maximum(absmax, 1e-8)  # an all-zero row would divide by zero
+        scale = tl.math.div_rn(absmax, 127.0)
+        scale_rcp = tl.math.div_rn(1.0, scale)  # correctly rounded reciprocal
+        x_q = x * scale_rcp
+        v = tl.fma(tl.fma(-x_q, scale, x), scale_rcp, x_q)
+        v = v + tl.where(v >= 0, 0.5, -0.5)
+        tl.store(q_ptr + row * stride_q + cols, v.to(tl.int8))
+    else:
+        x = tl.load(x_ptr + row * stride_x + cols, mask=mask, other=0.0).to(tl.float32)
+        absmax = tl.max(tl.abs(x), axis=0)
+        absmax = tl.maximum(absmax, 1e-8)  # an all-zero row would divide by zero
+        scale = tl.math.div_rn(absmax, 127.0)
+        v = tl.math.div_rn(x, scale)
+        v = tl.where(v >= 0, tl.floor(v + 0.5), tl.ceil(v - 0.5))
+        tl.store(q_ptr + row * stride_q + cols, v.to(tl.int8), mask=mask)
     tl.store(scale_ptr + row, scale)
 
 
@@ -44,7 +55,8 @@ def launch(x):
     q = torch.empty((rows, cols), device=x.device, dtype=torch.int8)
     scale = torch.empty((rows,), device=x.device, dtype=torch.float32)
     BLOCK = triton.next_power_of_2(cols)
-    quantize_rowwise_kernel[(rows,)](x, q, scale, cols, x.stride(0), q.stride(0), BLOCK=BLOCK)
+    even_n_cols = cols % BLOCK == 0
+    quantize_rowwise_kernel[(rows,)](x, q, scale, cols, x.stride(0), q.stride(0), BLOCK=BLOCK, EVEN_N_COLS=even_n_cols)
     return q, scale
 
 

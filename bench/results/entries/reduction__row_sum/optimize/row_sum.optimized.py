@@ -31,7 +31,7 @@ def launch(x):
     assert x.dim() == 2 and x.stride(1) == 1
     n_rows, n_cols = x.shape
     out = torch.empty(n_rows, device=x.device, dtype=torch.float32)
-    row_sum_kernel[(n_rows,)](x, out, n_cols, x.stride(0), BLOCK_SIZE=1024)
+    row_sum_kernel[(n_rows,)](x, out, n_cols, x.stride(0), BLOCK_SIZE=4096, num_warps=16)
     return out
 
 

@@ -22,12 +22,7 @@ def block_scan_kernel(x_ptr, out_ptr, block_sums_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    if pid * BLOCK + BLOCK <= n:
-        x = tl.load(x_ptr + offs)
-        tl.store(out_ptr + offs, tl.cumsum(x, axis=0))
-    else:
-        x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-        tl.store(out_ptr + offs, tl.cumsum(x, axis=0), mask=mask)
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
     tl.store(block_sums_ptr + pid, tl.sum(x, axis=0))
 
 
@@ -44,16 +39,16 @@ def scan_block_sums_kernel(block_sums_ptr, n_blocks, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def add_back_kernel(out_ptr, scanned_sums_ptr, n, BLOCK: tl.constexpr):
+def add_back_kernel(out_ptr, scanned_sums_ptr, n, BLOCK: tl.constexpr, x_ptr):
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     prefix = tl.load(scanned_sums_ptr + pid - 1, mask=pid > 0, other=0.0)
-    y = tl.load(out_ptr + offs, mask=mask)
+    y = tl.cumsum(tl.load(x_ptr + offs, mask=mask, other=0.0), axis=0)
     tl.store(out_ptr + offs, y + prefix, mask=mask)
 
 
-BLOCK = 2048
+BLOCK = 8192
 
 
 def launch(x):
@@ -61,9 +56,9 @@ def launch(x):
     out = torch.empty_like(x)
     n_blocks = triton.cdiv(n, BLOCK)
     block_sums = torch.empty(n_blocks, device=x.device, dtype=torch.float32)
-    block_scan_kernel[(n_blocks,)](x, out, block_sums, n, BLOCK=BLOCK, num_warps=8, num_stages=2)
+    block_scan_kernel[(n_blocks,)](x, out, block_sums, n, BLOCK=BLOCK, num_warps=2)
     scan_block_sums_kernel[(1,)](block_sums, n_blocks, BLOCK=BLOCK)
-    add_back_kernel[(n_blocks,)](out, block_sums, n, BLOCK=BLOCK)
+    add_back_kernel[(n_blocks,)](out, block_sums, n, BLOCK=BLOCK, x_ptr=x)
     return out
 
 

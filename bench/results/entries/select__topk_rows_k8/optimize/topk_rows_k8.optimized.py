@@ -27,10 +27,8 @@ def topk_rows_kernel(x_ptr, out_ptr, n_cols, stride_x, stride_out, K: tl.constex
         x = tl.load(x_ptr + row * stride_x + cols)
     else:
         x = tl.load(x_ptr + row * stride_x + cols, mask=cols < n_cols, other=-float("inf"))
-    for k in range(K):
-        m, i = tl.max(x, axis=0, return_indices=True)
-        tl.store(out_ptr + row * stride_out + k, m)
-        x = tl.where(cols == i, -float("inf"), x)
+    x_top = tl.topk(x, K)
+    tl.store(out_ptr + row * stride_out + tl.arange(0, K), x_top)
 
 
 def launch(x):

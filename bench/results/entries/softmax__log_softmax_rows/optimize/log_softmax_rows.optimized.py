@@ -18,17 +18,25 @@ scalar 16-bit access; exp and log via tl.exp and tl.log (ex2/lg2 with extra mult
 import torch
 import triton
 import triton.language as tl
-LOG2E = tl.constexpr(1.4426950408889634)
 
 
 @triton.jit
-def log_softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK_SIZE: tl.constexpr):
+def log_softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK_SIZE: tl.constexpr,
+                       IN_ROW_STRIDE_MULTIPLE_OF_8: tl.constexpr,
+                       N_COLS_MULTIPLE_OF_8: tl.constexpr,
+                       OUT_ROW_STRIDE_MULTIPLE_OF_8: tl.constexpr):
+    if IN_ROW_STRIDE_MULTIPLE_OF_8:  # the JIT marks only multiples of 16
+        in_row_stride = in_row_stride // 8 * 8
+    if N_COLS_MULTIPLE_OF_8:  # the JIT marks only multiples of 16
+        n_cols = n_cols // 8 * 8
+    if OUT_ROW_STRIDE_MULTIPLE_OF_8:  # the JIT marks only multiples of 16
+        out_row_stride = out_row_stride // 8 * 8
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK_SIZE)
     mask = cols < n_cols
     x = tl.load(in_ptr + row * in_row_stride + cols, mask=mask, other=-float("inf")).to(tl.float32)
     x_minus_max = x - tl.max(x, axis=0)
-    log_denom = tl.log(tl.sum(tl.exp2((x_minus_max) * LOG2E), axis=0))
+    log_denom = tl.log(tl.sum(tl.exp(x_minus_max), axis=0))
     out = x_minus_max - log_denom
     tl.store(out_ptr + row * out_row_stride + cols, out.to(out_ptr.dtype.element_ty), mask=mask)
 
@@ -38,7 +46,10 @@ def launch(x):
     n_rows, n_cols = x.shape
     out = torch.empty_like(x)
     BLOCK_SIZE = triton.next_power_of_2(n_cols)
-    log_softmax_kernel[(n_rows,)](out, x, x.stride(0), out.stride(0), n_cols, BLOCK_SIZE=BLOCK_SIZE)
+    log_softmax_kernel[(n_rows,)](out, x, x.stride(0), out.stride(0), n_cols, BLOCK_SIZE=BLOCK_SIZE,
+                                  IN_ROW_STRIDE_MULTIPLE_OF_8=x.stride(0) % 8 == 0,
+                                  N_COLS_MULTIPLE_OF_8=n_cols % 8 == 0,
+                                  OUT_ROW_STRIDE_MULTIPLE_OF_8=out.stride(0) % 8 == 0)
     return out
 
 
