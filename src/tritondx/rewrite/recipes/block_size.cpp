@@ -254,11 +254,11 @@ struct GridRewriter {
     if (!extent || !call || !ctx.function || !ctx.task) return "";
     const KernelInfo* info = ctx.task->kernel(ctx.kernel_name());
     if (!info) return "";
-    std::string text = node_text(*extent, ctx.task->lines);
+    std::string text = squash_blanks(node_text(*extent, ctx.task->lines));
     std::set<std::string> blocks;
     for (const auto& prm : info->params) {
       const PyNode* passed = launch_util::passed_argument(ctx, *call, prm.name);
-      if (!passed || node_text(*passed, ctx.task->lines) != text) continue;
+      if (!passed || squash_blanks(node_text(*passed, ctx.task->lines)) != text) continue;
       for (const auto& b : kernel_blocks_counting(prm.name)) blocks.insert(b);
     }
     return blocks.size() == 1 ? *blocks.begin() : "";
