@@ -151,6 +151,29 @@ TEST(AutotuneGrid, TriesSixteenWarpsOnAWideRowWithoutDot) {
   for (const auto& v : b->variants) EXPECT_EQ(v.description.find("num_warps 16"), std::string::npos) << v.description;
 }
 
+// A 1024-wide row reduced per program (top-k's max/argmax rounds) and no tl.dot: the grid also
+// tries 1 warp, once, at the launch's num_stages; vector_add's 1024-element block, which reduces
+// nothing, does not get it.
+TEST(AutotuneGrid, TriesOneWarpOnANarrowReduction) {
+  Bridge bridge(BridgeConfig::from_environment());
+  fs::path work = fresh_dir("grid-topk");
+  auto a = launch_grid(bridge, std::string(TRITONDX_SOURCE_DIR) + "/bench/suite/select/topk_rows_k8.py", work.string(),
+                       0, false);
+  ASSERT_TRUE(a.has_value()) << a.error().to_string();
+  std::vector<std::string> one;
+  for (const auto& v : a->variants)
+    if (v.description.find("num_warps 1,") != std::string::npos) {
+      one.push_back(v.description);
+      EXPECT_NE(read(v.path).find("num_warps=1"), std::string::npos) << read(v.path);
+    }
+  EXPECT_EQ(one, std::vector<std::string>{"num_warps 1, num_stages 3"});
+
+  fs::path add = fresh_dir("grid-vector-add-warps");
+  auto b = launch_grid(bridge, std::string(TRITONDX_SOURCE_DIR) + "/examples/vector_add.py", add.string(), 0, false);
+  ASSERT_TRUE(b.has_value()) << b.error().to_string();
+  for (const auto& v : b->variants) EXPECT_EQ(v.description.find("num_warps 1,"), std::string::npos) << v.description;
+}
+
 // reorder-tile's [TILE_ROWS, BLOCK] = 8 x 1024 transpose tile is also reshaped, taller at the same
 // or a smaller area, with the 2-D grid and the even-shape flag's divisors following.
 TEST(AutotuneGrid, ReshapesTheTileOfAReorderedTranspose) {

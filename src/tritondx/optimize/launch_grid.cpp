@@ -28,10 +28,30 @@ constexpr int kStages[] = {2, 3, 4};
 constexpr int kWideTileWarps = 16;
 constexpr long long kWideTileElements = 4096;
 
-bool wide_tile_without_dot(const KernelContext& ctx) {
+// A program that reduces a tile of at most 1024 elements without an MMA also gets 1 warp, at the
+// launch's num_stages: its reductions then stay within the warp (shuffles, no shared memory and
+// no barriers). On the H200 topk_rows_k8's 1024-wide rows ran fastest at 1 warp, in both of its
+// forms: 0.2456 against 0.2906 ms at 2 warps for the fused max/argmax rounds, 0.2805 against
+// 0.3321 ms for tl.topk (bench/results/logs/2026-12-05-h200-recipe-variants.txt).
+constexpr int kNarrowTileWarps = 1;
+constexpr long long kNarrowTileElements = 1024;
+
+long long tile_elements(const KernelContext& ctx) {
   long long elements = 1;
   for (const auto& b : ctx.launch->block_constexprs()) elements *= std::max(1LL, b.second);
-  return elements >= kWideTileElements && l0::KernelView(ctx).calls({"tl.dot"}).empty();
+  return elements;
+}
+
+bool wide_tile_without_dot(const KernelContext& ctx) {
+  return tile_elements(ctx) >= kWideTileElements && l0::KernelView(ctx).calls({"tl.dot"}).empty();
+}
+
+bool narrow_reduction_without_dot(const KernelContext& ctx) {
+  l0::KernelView view(ctx);
+  return tile_elements(ctx) <= kNarrowTileElements && view.calls({"tl.dot"}).empty() &&
+         !view.calls({"tl.max", "tl.min", "tl.sum", "tl.argmax", "tl.argmin", "tl.reduce", "tl.topk", "tl.sort",
+                      "tl.cumsum", "tl.cumprod", "tl.associative_scan"})
+              .empty();
 }
 
 struct GridPoint {
@@ -266,6 +286,7 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
   size_t first_stage2 = out.variants.size();
   std::vector<int> warps(std::begin(kWarps), std::end(kWarps));
   if (wide_tile_without_dot(*base.ctx)) warps.push_back(kWideTileWarps);
+  if (narrow_reduction_without_dot(*base.ctx)) warps.insert(warps.begin(), kNarrowTileWarps);
   for (int w : warps) {
     std::string warps_source = base.ctx->task->source;
     std::optional<Opened> warped;
@@ -289,7 +310,7 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
     }
     for (int s : kStages) {
       if (w == warps0 && s == stages0) continue;
-      if (w == kWideTileWarps && s != stages0) continue;
+      if ((w == kWideTileWarps || w == kNarrowTileWarps) && s != stages0) continue;
       std::string desc = fmt::format("{}num_warps {}, num_stages {}", base_desc, w, s);
       if (s == stages0) {
         add("warps-stages", desc, warps_source);

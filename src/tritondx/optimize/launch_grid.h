@@ -1,6 +1,7 @@
 // A grid over a kernel's launch parameters: block sizes first (a grown 2-D tile also with
 // num_warps scaled by its area; reorder-tile's [TILE_ROWS, BLOCK] tile also reshaped), then
-// num_warps x num_stages on the best block (16 warps too for a wide tile without tl.dot), then,
+// num_warps x num_stages on the best block (16 warps too for a wide tile without tl.dot, 1 warp
+// for a reduction over at most 1024 elements), then,
 // when that winner changed the tile, the 1-D blocks (BLOCK_K) once more on it; the fastest
 // variant that is still correct wins. It is two things:
 // - the benchmark's "autotune-only" peer, run on the initial source: what a user gets today
