@@ -47,7 +47,7 @@ Expected<std::vector<TextEdit>> PeelCausalDiagonalRecipe::edits(const RecipeInpu
   if (l0::reads_offset(view, *m, *args[0])) return refuse("the loop already starts at the program's first row");
   if (std::string why = l0::diagonal_split_refusal(view, *m); !why.empty()) return refuse(why);
   if (args[1]->line != loop->line || args[1]->end_line != loop->line)
-    return refuse("the loop header spans several lines");
+    return refuse("the loop's bound is not on the `for` line");
   const PyNode* where_stmt = m->where->parent;
   const auto& lines = ctx.task->lines;
   const std::string& first = lines[static_cast<size_t>(where_stmt->line - 1)];
