@@ -5,14 +5,15 @@ after checking each against the entry's reference with its tolerances. Run on a 
         bench/results/entries/elementwise__leaky_relu_scale/optimize/leaky_relu_scale.optimized.py \
         tools/experiments/leaky_relu_flat/best_flattened.py
 The first file is the entry (its reference, inputs and tolerances); every file's launch() is timed.
-Outputs may be a tensor or a tuple of tensors (each is compared).
+A file given as PATH@num_warps=4 (keywords separated by commas) is timed with those launch
+keywords set. Outputs may be a tensor or a tuple of tensors (each is compared).
 
 tools/experiments/narrow_pipe/ and divisibility/ hold the variants for this session's recipes:
     python3 tools/experiments/time_tasks.py bench/suite/quant/quantize_int8_rowwise.py \
         tools/experiments/narrow_pipe/quantize_*.py
     python3 tools/experiments/time_tasks.py bench/suite/select/topk_rows_k8.py \
-        bench/results/entries/select__topk_rows_k8/optimize/topk_rows_k8.optimized.py \
-        tools/experiments/narrow_pipe/topk_*.py
+        tools/experiments/narrow_pipe/topk_bitonic.py@num_warps={1,2,4,8} \
+        tools/experiments/narrow_pipe/topk_rounds.py@num_warps={1,2,4,8}
     python3 tools/experiments/time_tasks.py bench/suite/softmax/log_softmax_rows.py \
         bench/results/entries/softmax__log_softmax_rows/optimize/log_softmax_rows.optimized.py \
         tools/experiments/divisibility/log_softmax_rows_by_construction.py"""
@@ -21,7 +22,7 @@ import sys
 
 import torch
 
-from experiment_util import load, timing
+from experiment_util import load, timing, with_launch_keywords
 
 
 def agrees(got, want, tol):
@@ -40,7 +41,7 @@ def main():
     tol = getattr(entry, "TOLERANCE", {"rtol": 1e-4, "atol": 1e-4})
     print(f"{pathlib.Path(sys.argv[1]).name} on {torch.cuda.get_device_name()}")
     for i, path in enumerate(sys.argv[1:]):
-        task = load(path, f"task{i}")
+        task = load(with_launch_keywords(path), f"task{i}")
         ok = agrees(task.launch(*inputs), want, tol)
         ms = timing.time_launch(task.launch, [inputs])["median_ms"]
         print(f"{ms:9.4f} ms  {'ok       ' if ok else 'DISAGREES'}  {path}")

@@ -5,29 +5,16 @@ the same file after tma-persistent (tools/experiments/tma_recipe_outputs/<name>.
 timed side by side in one process with the bench's own timing (python/tritondx_bridge/timing.py).
 Run on the GPU:
     python3 tools/experiments/tma_recipe_timing.py"""
-import pathlib
 
 import torch
 import triton
 
-from experiment_util import ROOT, load, timing
+from experiment_util import load, timing, variant_path
 
 ENTRIES = ["matmul_fp16_square", "matmul_bf16_square", "matmul_bias_gelu"]
 # Each file as kept, and with BLOCK_K 64 at 3 stages (what a launch tune after the rewrite could pick;
 # 4 stages of a 128x256x64 tile do not fit the shared memory with TMA).
 VARIANTS = [("as kept", {}), ("BLOCK_K 64, 3 stages", {"BLOCK_K=32": "BLOCK_K=64", "num_stages=4": "num_stages=3"})]
-
-
-def variant_path(path, changes):
-    """The task file with the launch keywords replaced (the file itself when there is nothing to change)."""
-    if not changes:
-        return path
-    text = (ROOT / path).read_text()
-    for old, new in changes.items():
-        text = text.replace(old, new)
-    out = pathlib.Path("/tmp") / f"variant_{pathlib.Path(path).name}"
-    out.write_text(text)
-    return out
 
 
 def main():

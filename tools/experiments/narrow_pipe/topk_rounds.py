@@ -1,4 +1,4 @@
-# Variant for tools/experiments/time_tasks.py: the bench's best topk_rows_k8 (2026-12-04), rounds kept, at num_warps=1.
+# Variant for tools/experiments/time_tasks.py: the bench's best topk_rows_k8 (2026-12-04), rounds kept, at num_warps=1 (other counts: PATH@num_warps=N).
 """Top-8 values of each row of fp32 [65536, 1024] (e.g. scores over 1024 candidates per token), sorted descending.
 
 Returns the values only, [rows, 8], equal to torch.topk(x, 8, dim=1).values. Duplicates are kept

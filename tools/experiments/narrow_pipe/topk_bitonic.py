@@ -1,4 +1,4 @@
-# Variant for tools/experiments/time_tasks.py: the bench's best topk_rows_k8 (2026-12-04) with the rounds replaced as recipe bitonic-topk writes them (tl.topk), at num_warps=1.
+# Variant for tools/experiments/time_tasks.py: the bench's best topk_rows_k8 (2026-12-04) with the rounds replaced as recipe bitonic-topk writes them (tl.topk), at num_warps=2 (other counts: PATH@num_warps=N).
 """Top-8 values of each row of fp32 [65536, 1024] (e.g. scores over 1024 candidates per token), sorted descending.
 
 Returns the values only, [rows, 8], equal to torch.topk(x, 8, dim=1).values. Duplicates are kept
@@ -38,7 +38,7 @@ def launch(x):
     out = torch.empty((rows, K), device=x.device, dtype=x.dtype)
     BLOCK = triton.next_power_of_2(cols)
     even_n_cols = cols % BLOCK == 0
-    topk_rows_kernel[(rows,)](x, out, cols, x.stride(0), out.stride(0), K=K, BLOCK=BLOCK, EVEN_N_COLS=even_n_cols, num_warps=1, num_stages=4)
+    topk_rows_kernel[(rows,)](x, out, cols, x.stride(0), out.stride(0), K=K, BLOCK=BLOCK, EVEN_N_COLS=even_n_cols, num_warps=2, num_stages=4)
     return out
 
 
