@@ -27,10 +27,7 @@ class CausalLoopBoundRecipe final : public Recipe {
     auto refuse = [&](std::string why) -> Expected<std::vector<TextEdit>> { return fail(Stage::Rewrite, std::move(why), line); };
     if (!ctx.function || !ctx.task) return refuse("no kernel source");
     if (bound.empty()) return refuse("the proposal names no bound");
-    const PyNode* loop = nullptr;
-    PyModule::walk(*ctx.function, [&](const PyNode& n) {
-      if (n.type == "For" && n.line == line) loop = &n;
-    });
+    const PyNode* loop = recipe_util::kernel_loop_on_line(ctx, line);
     if (!loop) return refuse(fmt::format("no for loop on line {}", line));
     const PyNode* iter = loop->child("iter");
     auto args = iter && iter->type == "Call" && call_name(*iter) == "range" ? iter->children_in("args")

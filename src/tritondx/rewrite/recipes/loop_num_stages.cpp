@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "tritondx/rewrite/recipes/launch_util.h"
+#include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 
 namespace tdx {
@@ -42,10 +43,7 @@ Expected<std::vector<TextEdit>> LoopNumStagesRecipe::edits(const RecipeInput& in
   if (stages < 2 || stages > 8) return fail(Stage::Rewrite, fmt::format("num_stages={} is out of range", stages), line);
   if (!in.ctx.function) return fail(Stage::Rewrite, "no kernel AST", line);
   std::string value = std::to_string(stages);
-  const PyNode* loop = nullptr;
-  PyModule::walk(*in.ctx.function, [&](const PyNode& n) {
-    if (!loop && n.type == "For" && n.line == line) loop = &n;
-  });
+  const PyNode* loop = recipe_util::kernel_loop_on_line(in.ctx, line);
   if (!loop) return fail(Stage::Rewrite, fmt::format("no for loop at line {} of the kernel", line), line);
   if (from_launch_ && in.ctx.launch && in.ctx.launch->num_stages() <= 1 &&
       !PyModule::calls(*loop, {"tl.dot", "triton.language.dot"}).empty()) {

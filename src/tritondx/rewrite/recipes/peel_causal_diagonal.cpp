@@ -34,10 +34,7 @@ Expected<std::vector<TextEdit>> PeelCausalDiagonalRecipe::edits(const RecipeInpu
   auto refuse = [&](std::string why) -> Expected<std::vector<TextEdit>> { return fail(Stage::Rewrite, std::move(why), line); };
   if (!ctx.function || !ctx.task || !ctx.launch) return refuse("no kernel source or captured launch");
   l0::KernelView view(ctx);
-  const PyNode* loop = nullptr;
-  PyModule::walk(*ctx.function, [&](const PyNode& n) {
-    if (n.type == "For" && n.line == line) loop = &n;
-  });
+  const PyNode* loop = recipe_util::kernel_loop_on_line(ctx, line);
   if (!loop) return refuse(fmt::format("no for loop on line {}", line));
   auto m = l0::match_causal_loop(view, *loop);
   if (!m) return refuse("the loop has no causal mask `s = tl.where(rows[:, None] >= cols[None, :], s, -inf)`");

@@ -17,6 +17,15 @@ std::vector<const PyNode*> kernel_calls_on_line(const KernelContext& ctx, std::i
   return out;
 }
 
+const PyNode* kernel_loop_on_line(const KernelContext& ctx, int line) {
+  const PyNode* loop = nullptr;
+  if (ctx.function)
+    PyModule::walk(*ctx.function, [&](const PyNode& n) {
+      if (!loop && n.type == "For" && n.line == line) loop = &n;
+    });
+  return loop;
+}
+
 std::string text(const KernelContext& ctx, const PyNode& node) { return node_text(node, ctx.task->lines); }
 
 std::string squash(std::string s) { return squash_blanks(std::move(s)); }

@@ -14,6 +14,9 @@ namespace tdx::recipe_util {
 std::vector<const PyNode*> kernel_calls_on_line(const KernelContext& ctx, std::initializer_list<std::string_view> names,
                                                 int line);
 
+// The for loop of the kernel's FunctionDef that starts on `line`, or nullptr.
+const PyNode* kernel_loop_on_line(const KernelContext& ctx, int line);
+
 // The source text of a node.
 std::string text(const KernelContext& ctx, const PyNode& node);
 // Source text without blanks, tabs and newlines, for comparing two spellings of one expression.
