@@ -12,6 +12,8 @@ fastest:
     a kernel that calls tl.split: x 1.2 (split-interleaved-pairs alone), x 0.2 with TILE_ROWS
     (rows-per-program on top), the way the H200 ranked them on the interleaved rotary entry
 
+STAND_IN_FACTORS, a JSON list of [regex, factor] pairs, multiplies the time by each factor whose
+regex matches the source (re.search), on top of the above; a test ranks its own candidates with it.
 STAND_IN_MIN_BYTES sets the bytes the roofline floor is computed from (default 100 MB: a 1 ms
 kernel is then far from its floor). With STAND_IN_GPU_WAIT_S set, every reply says it waited that long for the shared GPU (the
 bridge's gpu_lock_wait_s). Each reply's "device" says it is this stand-in; nothing it returns is a
@@ -33,6 +35,9 @@ def fake_ms(source):
         ms *= 0.9
     if "tl.split(" in source:
         ms *= 0.2 if "TILE_ROWS" in source else 1.2
+    for pattern, factor in json.loads(os.environ.get("STAND_IN_FACTORS", "[]")):
+        if re.search(pattern, source):
+            ms *= factor
     return ms
 
 

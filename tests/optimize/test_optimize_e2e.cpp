@@ -187,8 +187,10 @@ namespace {
 ProcessResult optimize_on_stand_in(const fs::path& out, const std::vector<std::string>& extra,
                                    std::map<std::string, std::string> env = {}) {
   std::vector<std::string> args{TRITONDX_BINARY, "optimize", std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py",
-                                "--gpu", "on", "--no-profile", "--max-candidates", "1", "--out", out.string()};
+                                "--gpu", "on", "--no-profile", "--out", out.string()};
   args.insert(args.end(), extra.begin(), extra.end());
+  if (std::find(extra.begin(), extra.end(), "--max-candidates") == extra.end())
+    args.insert(args.end(), {"--max-candidates", "1"});
   env["TRITONDX_PYTHON"] = std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py";
   env["STAND_IN_PYTHON"] = std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python";
   return run(args, env);
@@ -203,6 +205,7 @@ TEST(OptimizeE2E, LaunchTuningRunsLastAndItsWinnerIsACandidate) {
   const auto& variants = report["tune"]["variants"];
   EXPECT_GE(variants.size(), 8u);  // num_warps {2,4,8} x num_stages {2,3,4}, less the launch as given
   EXPECT_EQ(report["tune_evaluations"].get<int>(), static_cast<int>(variants.size()));
+  EXPECT_TRUE(report["tune_rival"].is_null()) << report["tune_rival"].dump(2);  // its one candidate descends from it
   EXPECT_NE(report["tune"]["config"].get<std::string>().find("num_warps 8, num_stages 4"), std::string::npos)
       << report["tune"].dump(2);
   // A block won stage 1 (the grown tile at 8 warps), so BLOCK_K is tried again on the winner.
@@ -232,6 +235,48 @@ TEST(OptimizeE2E, NoTuneSkipsTheLaunchGrid) {
   EXPECT_TRUE(report["tune"].is_null());
   EXPECT_EQ(report["tune_evaluations"].get<int>(), 0);
   for (const auto& c : report["candidates"]) EXPECT_NE(c.value("recipe", ""), "launch-tune");
+}
+
+// Stand-in times for two sibling rewrites of examples/matmul.py: group-program-order (GROUP_SIZE_M)
+// at `grouped`, even-shape-heuristic (EVEN_K_M_N) at `even`, and the even-shape kernel twice as
+// fast again at 8 warps, the way topk_rows_k8's two forms ranked differently once tuned.
+std::string sibling_factors(double grouped, double even) {
+  return nlohmann::json::array({nlohmann::json::array({"GROUP_SIZE_M", grouped}),
+                                nlohmann::json::array({"EVEN_K_M_N", even}),
+                                nlohmann::json::array({R"((?s)(?=.*EVEN_K_M_N)(?=.*num_warps\s*=\s*8\b))", 0.5})})
+      .dump();
+}
+
+TEST(OptimizeE2E, LaunchTuningAlsoTunesARivalWithinFivePercent) {
+  fs::path out = fresh_dir("tune_rival");
+  auto r = optimize_on_stand_in(out, {"--max-candidates", "2"}, {{"STAND_IN_FACTORS", sibling_factors(0.96, 0.97)}});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  std::map<long long, std::string> recipe_of;
+  for (const auto& c : report["candidates"]) recipe_of[c["id"].get<long long>()] = c.value("recipe", "");
+  ASSERT_TRUE(report["tune"].is_object()) << report.dump(2);
+  ASSERT_TRUE(report["tune_rival"].is_object()) << report.dump(2);
+  EXPECT_EQ(recipe_of[report["tune"]["from_candidate"].get<long long>()], "group-program-order");
+  EXPECT_EQ(recipe_of[report["tune_rival"]["from_candidate"].get<long long>()], "even-shape-heuristic");
+  EXPECT_EQ(report["tune_evaluations"].get<int>(),
+            static_cast<int>(report["tune"]["variants"].size() + report["tune_rival"]["variants"].size()));
+  // Tuned, the rival wins: 0.97 x 0.6 x 0.5 x 0.9 against 0.96 x 0.6 x 0.9.
+  const auto& best = report["candidates"].back();
+  EXPECT_EQ(best["id"], report["best"]);
+  EXPECT_EQ(best["recipe"], "launch-tune");
+  EXPECT_EQ(best["parent"], report["tune_rival"]["from_candidate"]);
+  EXPECT_NEAR(report["speedup"].get<double>(), 1.0 / (0.97 * 0.6 * 0.5 * 0.9), 1e-6);
+  EXPECT_NE(read(out / "report.md").find("## Launch tuning of the rival"), std::string::npos);
+}
+
+TEST(OptimizeE2E, NoRivalIsTunedWhenTheSiblingIsMoreThanFivePercentSlower) {
+  fs::path out = fresh_dir("tune_no_rival");
+  auto r = optimize_on_stand_in(out, {"--max-candidates", "2"}, {{"STAND_IN_FACTORS", sibling_factors(0.90, 0.97)}});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  ASSERT_TRUE(report["tune"].is_object()) << report.dump(2);
+  EXPECT_TRUE(report["tune_rival"].is_null()) << report["tune_rival"].dump(2);
+  EXPECT_EQ(report["tune_evaluations"].get<int>(), static_cast<int>(report["tune"]["variants"].size()));
 }
 
 }  // namespace

@@ -102,6 +102,7 @@ nlohmann::json optimize_to_json(const OptimizeResult& r) {
           {"candidates", nodes},
           {"notes", r.notes},
           {"tune", r.tune},
+          {"tune_rival", r.tune_rival},
           {"tune_evaluations", r.tune_evaluations},
           {"llm_usage", r.llm_usage}};
 }
@@ -164,15 +165,21 @@ std::string render_optimize_markdown(const OptimizeResult& r) {
     md += fmt::format("| {} | {} | `{}` | {} (line {}) | {} | {} |\n", n.id, n.parent, n.candidate.recipe, targets,
                       n.candidate.target_loc.line, n.status, result.size() > 300 ? result.substr(0, 297) + "..." : result);
   }
-  if (r.tune.is_object()) {
-    md += fmt::format("\n## Launch tuning\n\nA grid on candidate {} ({}), each variant run with the same checks and timing "
-                      "in one bridge process ({} GPU runs):\n\n| variant | time |\n|---|---|\n",
-                      r.tune.value("from_candidate", 0LL), fmt::format("{:.4f} ms as given", r.tune.value("base_ms", 0.0)),
-                      r.tune_evaluations);
-    for (const auto& v : r.tune.value("variants", nlohmann::json::array()))
+  auto tune_section = [&](const nlohmann::json& tune, const std::string& title, const std::string& which) {
+    if (!tune.is_object()) return;
+    md += fmt::format("\n## {}\n\nA grid on {} {} ({}), each variant run with the same checks and timing in one "
+                      "bridge process:\n\n| variant | time |\n|---|---|\n",
+                      title, which, tune.value("from_candidate", 0LL),
+                      fmt::format("{:.4f} ms as given", tune.value("base_ms", 0.0)));
+    for (const auto& v : tune.value("variants", nlohmann::json::array()))
       md += fmt::format("| {} | {} |\n", v.value("config", ""),
                         v.contains("median_ms") ? fmt::format("{:.4f} ms", v["median_ms"].get<double>()) : v.value("error", "not run"));
-  }
+  };
+  tune_section(r.tune, "Launch tuning", "candidate");
+  tune_section(r.tune_rival, "Launch tuning of the rival",
+               "the best kernel's rival (the fastest candidate off its line, within 5% of it), candidate");
+  if (r.tune.is_object() || r.tune_rival.is_object())
+    md += fmt::format("\nLaunch tuning ran {} variants on the GPU.\n", r.tune_evaluations);
   if (!r.notes.empty()) {
     md += "\n## Notes\n\n";
     for (const auto& note : r.notes) md += "- " + note + "\n";

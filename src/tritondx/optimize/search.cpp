@@ -94,7 +94,9 @@ class Search {
   // Seconds this search has waited for a GPU other bench workers held.
   double waited() const;
   size_t best_index() const;
+  std::optional<size_t> tuning_rival(size_t best) const;
   Expected<void> tune_launch();
+  Expected<void> tune_node(size_t index, nlohmann::json& record);
   Expected<void> finish();
   // `profile`: Nsight Compute too (the original, and nodes about to be expanded); `original`: the
   // node is the original kernel (a recording given on the command line is its evidence).
@@ -481,15 +483,56 @@ size_t Search::best_index() const {
   return best;
 }
 
-// The last stage: what blind tuning finds on top of the rewrites. The grid runs in one bridge
-// process per sweep (cheap per variant); its winner is then evaluated like any candidate
-// (integrity, correctness, timing in a bridge of its own) before it can become the best.
+// A rival of the best node: the fastest measured node off the best's line (neither its ancestor
+// nor its descendant) within kRivalMargin of it. Rewrites of different structure can rank
+// differently once tuned: on the H200, topk_rows_k8's tl.topk form beat the fused max/argmax
+// rounds by 2% at 4 warps, and lost to them by 12% when both ran at 1 warp
+// (bench/results/logs/2026-12-05-h200-recipe-variants.txt).
+constexpr double kRivalMargin = 0.05;
+
+std::optional<size_t> Search::tuning_rival(size_t best) const {
+  const SearchNode& b = r_.nodes[best];
+  std::map<long long, size_t> index_of;
+  for (size_t i = 0; i < r_.nodes.size(); ++i) index_of[r_.nodes[i].id] = i;
+  auto descends_from = [&](size_t i, long long ancestor) {
+    for (long long p = r_.nodes[i].parent; p != 0;) {
+      if (p == ancestor) return true;
+      auto it = index_of.find(p);
+      if (it == index_of.end()) return false;
+      p = r_.nodes[it->second].parent;
+    }
+    return false;
+  };
+  std::optional<size_t> rival;
+  for (size_t i = 1; i < r_.nodes.size(); ++i) {
+    const SearchNode& n = r_.nodes[i];
+    if (i == best || n.status == "rejected" || !n.score.measured) continue;
+    if (n.score.median_ms > b.score.median_ms * (1 + kRivalMargin)) continue;
+    if (descends_from(best, n.id) || descends_from(i, b.id)) continue;
+    if (!rival || better(n.score, r_.nodes[*rival].score)) rival = i;
+  }
+  return rival;
+}
+
+// The last stage: what blind tuning finds on top of the rewrites, on the best kernel and on its
+// rival (tuning_rival), if it has one.
 Expected<void> Search::tune_launch() {
-  size_t bi = best_index();
-  const SearchNode& b = r_.nodes[bi];
-  if (!r_.gpu || !o_.tune || !b.score.measured) return {};
+  if (!r_.gpu || !o_.tune) return {};
   for (const auto& n : r_.nodes)
     if (n.candidate.recipe == "launch-tune") return {};  // a resumed run that was tuned already
+  size_t best = best_index();
+  if (!r_.nodes[best].score.measured) return {};
+  std::optional<size_t> rival = tuning_rival(best);
+  TDX_CHECK(tune_node(best, r_.tune));
+  if (rival) TDX_CHECK(tune_node(*rival, r_.tune_rival));
+  return {};
+}
+
+// The grid runs in one bridge process per sweep (cheap per variant); its winner is then evaluated
+// like any candidate (integrity, correctness, timing in a bridge of its own) before it can become
+// the best. `record` gets the grid (launch_grid_to_json).
+Expected<void> Search::tune_node(size_t index, nlohmann::json& record) {
+  const SearchNode& b = r_.nodes[index];
   // Not near_roofline: a kernel the search stops at (90%) can still gain from tuning.
   if (b.score.roofline_fraction >= o_.tune_below_roofline) {
     r_.notes.push_back(fmt::format("launch tuning skipped: candidate {} already reaches {:.0f}% of its roofline", b.id,
@@ -500,13 +543,13 @@ Expected<void> Search::tune_launch() {
   fs::path dir = fs::path(r_.out_dir) / "tune";
   auto grid = launch_grid(bridge_, b.path, dir.string(), b.score.median_ms, true);
   if (!grid) {
-    r_.notes.push_back("launch tuning failed: " + grid.error().to_string());
+    r_.notes.push_back(fmt::format("launch tuning of candidate {} failed: {}", b.id, grid.error().to_string()));
     return {};
   }
-  r_.tune_evaluations = grid->gpu_evaluations;
-  r_.tune = launch_grid_to_json(*grid, b.score.median_ms);
-  r_.tune["from_candidate"] = b.id;
-  r_.tune["base_ms"] = b.score.median_ms;
+  r_.tune_evaluations += grid->gpu_evaluations;
+  record = launch_grid_to_json(*grid, b.score.median_ms);
+  record["from_candidate"] = b.id;
+  record["base_ms"] = b.score.median_ms;
   std::optional<GridVariant> winner;
   std::string winner_source;
   if (grid->best) {

@@ -59,6 +59,9 @@ struct OptimizeResult {
   // run on the GPU as well (tune_evaluations), and the fastest, if it beat that kernel, was
   // evaluated in full as a candidate (recipe "launch-tune").
   nlohmann::json tune;
+  // The same grid on the best kernel's rival (a node off its line within 5% of it), null when it
+  // had none; tune_evaluations counts both grids.
+  nlohmann::json tune_rival;
   int tune_evaluations = 0;
   std::vector<std::string> notes;
   nlohmann::json llm_usage;
