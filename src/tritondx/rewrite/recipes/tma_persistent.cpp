@@ -113,10 +113,11 @@ int expanded_axis(const PyNode& sub) {
 }
 
 // `ptrs = base + i0[:, None] * s0 + i1[None, :] * s1` (terms and factors in any order).
+// `loop`: where the tile may be advanced once (nullptr: nowhere).
 Expected<void> parse_pointer_tile(const KernelContext& ctx, const KernelView& view, const std::string& ptrs,
-                                  const PyNode& loop, Operand& op, int line) {
+                                  const PyNode* loop, Operand& op, int line) {
   auto refuse = [&](std::string why) -> Expected<void> { return fail(Stage::Rewrite, std::move(why), line); };
-  const PyNode* def = top_level_definition(view, ptrs, &loop);
+  const PyNode* def = top_level_definition(view, ptrs, loop);
   if (!def || !def->child("value"))
     return refuse(fmt::format("{} is not assigned once at the kernel's top level and advanced at most once in the "
                               "K loop", ptrs));
@@ -173,6 +174,76 @@ Expected<void> parse_mask(const KernelContext& ctx, const KernelView& view, cons
   for (int d = 0; d < 2; ++d)
     if (!view.is_param(op.extent[d])) return refuse(fmt::format("the extent {} is not a kernel parameter", op.extent[d]));
   return {};
+}
+
+// The launch's K block and stages, when the launch passes them as integers and the output tile's
+// sides are known: on the TMA path they become block_k and stages (launch text above).
+struct TmaConfig {
+  long long block_k = 0, stages = 3, tile_m = 0, tile_n = 0;
+  const PyNode* block_k_node = nullptr;
+  const PyNode* stages_node = nullptr;  // nullptr: Triton's default of 3
+};
+
+// The shared memory a block may use on Hopper is 227 KB (232448 bytes); 7 KB of it is left to the
+// pipeline's barriers and the compiler's scratch.
+constexpr long long kSharedMemoryBudget = 220 * 1024;
+
+std::optional<TmaConfig> tma_config(const KernelContext& ctx, const launch_util::LaunchSite& site,
+                                    const std::vector<Operand>& ops, const std::set<std::string>& launch_names) {
+  if (launch_names.count("block_k") || launch_names.count("stages")) return std::nullopt;
+  if (ops[0].k_dim != 1 && ops[1].k_dim != 1) return std::nullopt;  // no operand's rows run along K
+  TmaConfig c;
+  c.block_k_node = launch_util::passed_argument(ctx, *site.call, ops[0].vec[ops[0].k_dim].block);
+  auto block_k = c.block_k_node ? int_constant(*c.block_k_node) : std::nullopt;
+  auto tile_m = ctx.launch->int_arg(ops[0].vec[1 - ops[0].k_dim].block);
+  auto tile_n = ctx.launch->int_arg(ops[1].vec[1 - ops[1].k_dim].block);
+  if (!block_k || !tile_m || !tile_n || ops[1].vec[ops[1].k_dim].block != ops[0].vec[ops[0].k_dim].block)
+    return std::nullopt;
+  c.block_k = *block_k;
+  c.tile_m = *tile_m;
+  c.tile_n = *tile_n;
+  c.stages_node = keyword(*site.call, "num_stages");
+  if (c.stages_node) {
+    auto stages = int_constant(*c.stages_node);
+    if (!stages) return std::nullopt;
+    c.stages = *stages;
+  }
+  return c;
+}
+
+// The kernel's one store, when it can go through a descriptor too: `tl.store(ptrs, value,
+// mask=(i0[:, None] < E0) & (i1[None, :] < E1))` alone on its lines at the kernel's top level, of a
+// pointer tile of the operands' form that is never advanced. The Hopper kernel the recipe follows
+// stores C that way (a TMA store that overlaps the next tile's loop, where the pointer store's
+// layout conversion and global stores do not). nullopt keeps the pointer store.
+struct Store {
+  Operand tile;
+  const PyNode* stmt = nullptr;
+  std::string value;
+};
+
+std::optional<Store> descriptor_store(const KernelContext& ctx, const KernelView& view, int line) {
+  auto stores = view.stores();
+  if (stores.size() != 1) return std::nullopt;
+  const PyNode& call = *stores[0];
+  const PyNode* stmt = PyModule::enclosing_statement(call);
+  const PyNode* ptrs = KernelView::pointer_arg(call);
+  const PyNode* value = argument(call, 1) ? argument(call, 1) : keyword(call, "value");
+  const PyNode* mask = KernelView::mask_arg(call);
+  size_t passed = call.children_in("args").size() + call.children_in("keywords").size();
+  if (!stmt || stmt->parent != ctx.function || stmt->type != "Expr" || stmt->child("value") != &call ||
+      !stmt_util::alone_on_lines(ctx, *stmt) || !ptrs || ptrs->type != "Name" || !value || !mask || passed != 3)
+    return std::nullopt;
+  Store out;
+  out.stmt = stmt;
+  out.tile.target = "c";
+  out.value = recipe_util::text(ctx, *value);
+  if (!parse_pointer_tile(ctx, view, ptrs->str_field("id"), nullptr, out.tile, line)) return std::nullopt;
+  out.tile.target = out.tile.base;
+  if (!parse_mask(ctx, view, *mask, "", out.tile, line)) return std::nullopt;
+  for (int d = 0; d < 2; ++d) out.tile.offset[d] = out.tile.vec[d].start;
+  if (view.binds(out.tile.base + "_desc")) return std::nullopt;
+  return out;
 }
 
 Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in) const {
@@ -238,7 +309,7 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
     const PyNode* ptrs = KernelView::pointer_arg(*load);
     if (!ptrs || ptrs->type != "Name")
       return refuse(fmt::format("the load of {} is not of a named pointer tile", op.target));
-    TDX_CHECK(parse_pointer_tile(ctx, view, ptrs->str_field("id"), *loop, op, line));
+    TDX_CHECK(parse_pointer_tile(ctx, view, ptrs->str_field("id"), loop, op, line));
 
     // The advance `ptrs += BLOCK * stride` names the K dimension; its index must start at 0.
     std::string advance_block;
@@ -302,6 +373,19 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
   }
   if (ctx.task->source.find("import torch") == std::string::npos) return refuse("the module does not import torch");
 
+  std::optional<Store> store = descriptor_store(ctx, view, line);
+  std::string store_desc, store_tensor;
+  if (store) {
+    const std::string& base = store->tile.base;
+    store_desc = (base.size() > 4 && base.ends_with("_ptr") ? base.substr(0, base.size() - 4) : base) + "_desc";
+    const PyNode* passed = launch_util::passed_argument(ctx, *site.call, base);
+    if (passed && passed->type == "Name") store_tensor = passed->str_field("id");
+    if (store_tensor.empty() || view.binds(store_desc) || store_desc == ops[0].target + "_desc" ||
+        store_desc == ops[1].target + "_desc")
+      store.reset();
+  }
+  std::optional<TmaConfig> config = tma_config(ctx, site, ops, launch_names);
+
   // The kernel: descriptors once per program, then the body from the program id on in the tile loop.
   std::vector<TextEdit> edits;
   edits.push_back(TDX_TRY(launch_util::append_params(ctx, fmt::format("num_tiles, USE_TMA: {}.constexpr", tl), line)));
@@ -312,6 +396,10 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
                         "block_shape=[{}, {}])\n",
                         ind, op.target, tl, op.base, op.extent[0], op.extent[1], op.stride[0], op.stride[1],
                         op.vec[0].block, op.vec[1].block);
+  if (store)
+    text += fmt::format("{}    {} = {}.make_tensor_descriptor({}, shape=[{}, {}], strides=[{}, {}], block_shape=[{}, {}])\n",
+                        ind, store_desc, tl, store->tile.base, store->tile.extent[0], store->tile.extent[1],
+                        store->tile.stride[0], store->tile.stride[1], store->tile.vec[0].block, store->tile.vec[1].block);
   text += fmt::format("{}for {} in {}.range({}.program_id(0), num_tiles, {}.num_programs(0), flatten=USE_TMA):\n", ind,
                       pid, tl, tl, tl);
   const auto lines = split_lines(ctx.task->source);
@@ -320,6 +408,14 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
     const Operand* at = nullptr;
     for (const auto& op : ops)
       if (l >= op.load_stmt->line && l <= op.load_stmt->end_line) at = &op;
+    if (store && l >= store->stmt->line && l <= store->stmt->end_line) {
+      if (l != store->stmt->line) continue;
+      const std::string si = "    " + indentation_of(ctx.task->source, l);
+      text += fmt::format("{0}if USE_TMA:\n{0}    {1}.store([{2}, {3}], {4})\n{0}else:\n", si, store_desc,
+                          store->tile.offset[0], store->tile.offset[1], store->value);
+      for (int o = store->stmt->line; o <= store->stmt->end_line; ++o) text += "        " + lines[o - 1] + "\n";
+      continue;
+    }
     if (!at) {
       text += src.find_first_not_of(" \t") == std::string::npos ? "\n" : "    " + src + "\n";
       continue;
@@ -334,20 +430,43 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
 
   // The launch: the tile count, the alignment check, the allocator and the persistent grid.
   const std::string li = indentation_of(ctx.task->source, launch_stmt->line);
-  edits.push_back(TextEdit::insert_lines(
-      launch_stmt->line,
-      fmt::format("{0}num_tiles = {1}\n"
-                  "{0}launch_grid = (num_tiles,)\n"
-                  "{0}use_tma = all(t.stride(-1) == 1 and t.data_ptr() % 16 == 0 and\n"
-                  "{0}              all(s * t.element_size() % 16 == 0 for s in t.stride()[:-1]) for t in ({2}, {3}))\n"
-                  "{0}if use_tma:  # TMA descriptors made on the device need Triton's allocator\n"
-                  "{0}    triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device={2}.device, "
-                  "dtype=torch.int8))\n"
-                  "{0}    sms = torch.cuda.get_device_properties({2}.device).multi_processor_count if {2}.is_cuda else 1\n"
-                  "{0}    launch_grid = (min(num_tiles, sms),)\n",
-                  li, tiles, tensors[0], tensors[1])));
+  std::string checked = tensors[0] + ", " + tensors[1] + (store ? ", " + store_tensor : "");
+  std::string launch_text = fmt::format(
+      "{0}num_tiles = {1}\n"
+      "{0}launch_grid = (num_tiles,)\n",
+      li, tiles);
+  if (config) launch_text += fmt::format("{}block_k, stages = {}, {}\n", li, config->block_k, config->stages);
+  launch_text += fmt::format(
+      "{0}use_tma = all(t.stride(-1) == 1 and t.data_ptr() % 16 == 0 and\n"
+      "{0}              all(s * t.element_size() % 16 == 0 for s in t.stride()[:-1]) for t in ({2}))\n"
+      "{0}if use_tma:  # TMA descriptors made on the device need Triton's allocator\n"
+      "{0}    triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device={1}.device, "
+      "dtype=torch.int8))\n"
+      "{0}    sms = torch.cuda.get_device_properties({1}.device).multi_processor_count if {1}.is_cuda else 1\n"
+      "{0}    launch_grid = (min(num_tiles, sms),)\n",
+      li, tensors[0], checked);
+  if (config) {
+    std::string row_bytes;  // 128 // element size of each operand whose K axis is its unit-stride one
+    for (int i = 0; i < 2; ++i)
+      if (ops[i].k_dim == 1) row_bytes += fmt::format(", 128 // {}.element_size()", tensors[i]);
+    std::string staged_c = store ? fmt::format("{} * {} * {}.element_size()", config->tile_m, config->tile_n, store_tensor) : "0";
+    launch_text += fmt::format(
+        "{0}    # TMA's widest (128-byte) swizzle needs 128-byte rows in the K block; then as many stages as\n"
+        "{0}    # fit in the shared memory a block may use{1}\n"
+        "{0}    block_k = max(block_k{2})\n"
+        "{0}    stages = max(2, min(stages, ({3} - {4}) // (({5} * {6}.element_size() + {7} * {8}.element_size()) * block_k)))\n",
+        li, store ? ", beside the C tile staged for its store" : "", row_bytes, kSharedMemoryBudget, staged_c,
+        config->tile_m, tensors[0], config->tile_n, tensors[1]);
+  }
+  edits.push_back(TextEdit::insert_lines(launch_stmt->line, launch_text));
   edits.push_back(TextEdit::replace(*site.grid, "launch_grid"));
-  edits.push_back(launch_util::set_keyword(*site.call, "num_tiles", "num_tiles, USE_TMA=use_tma"));
+  if (config) {
+    edits.push_back(TextEdit::replace(*config->block_k_node, "block_k"));
+    if (config->stages_node) edits.push_back(TextEdit::replace(*config->stages_node, "stages"));
+  }
+  edits.push_back(launch_util::set_keyword(
+      *site.call, "num_tiles",
+      std::string("num_tiles, USE_TMA=use_tma") + (config && !config->stages_node ? ", num_stages=stages" : "")));
   return edits;
 }
 
