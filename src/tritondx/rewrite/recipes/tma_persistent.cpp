@@ -34,8 +34,9 @@ class TmaPersistentRecipe final : public Recipe {
            "launch passes the old grid's size as num_tiles and sets USE_TMA when both operands have a unit "
            "last stride, 16-byte aligned other strides and a 16-byte aligned address; then it registers "
            "Triton's allocator for the device-side descriptors and launches min(num_tiles, SM count) "
-           "programs. Otherwise the loads stay as they were and the grid is unchanged (one tile per "
-           "program). Refuses anything but a 1-D grid given as a 1-tuple, a kernel with other program_id "
+           "programs. On that path a K block passed as an integer grows to 128-byte rows (TMA's widest "
+           "swizzle), with the num_stages that fit 188 KB of shared memory. Otherwise the loads stay as they "
+           "were and the grid is unchanged (one tile per program). Refuses anything but a 1-D grid given as a 1-tuple, a kernel with other program_id "
            "or num_programs calls or a return, operands that are not one masked load each of a pointer "
            "tile of that form, extents that are not kernel parameters, and names the rewrite would "
            "rebind.";
@@ -113,11 +114,10 @@ int expanded_axis(const PyNode& sub) {
 }
 
 // `ptrs = base + i0[:, None] * s0 + i1[None, :] * s1` (terms and factors in any order).
-// `loop`: where the tile may be advanced once (nullptr: nowhere).
 Expected<void> parse_pointer_tile(const KernelContext& ctx, const KernelView& view, const std::string& ptrs,
-                                  const PyNode* loop, Operand& op, int line) {
+                                  const PyNode& loop, Operand& op, int line) {
   auto refuse = [&](std::string why) -> Expected<void> { return fail(Stage::Rewrite, std::move(why), line); };
-  const PyNode* def = top_level_definition(view, ptrs, loop);
+  const PyNode* def = top_level_definition(view, ptrs, &loop);
   if (!def || !def->child("value"))
     return refuse(fmt::format("{} is not assigned once at the kernel's top level and advanced at most once in the "
                               "K loop", ptrs));
@@ -184,9 +184,12 @@ struct TmaConfig {
   const PyNode* stages_node = nullptr;  // nullptr: Triton's default of 3
 };
 
-// The shared memory a block may use on Hopper is 227 KB (232448 bytes); 7 KB of it is left to the
-// pipeline's barriers and the compiler's scratch.
-constexpr long long kSharedMemoryBudget = 220 * 1024;
+// The shared memory the pipeline's stages may take: 188 KB of the 227 KB (232448 bytes) a Hopper
+// block may use. The epilogue takes 32 KB more, where it converts the accumulator to the store's
+// layout: compiled for sm_90 by Triton 3.6.0, a 128x256x64 fp16 tile took 32792 bytes beside 3
+// stages (180248 in all) and 32800 beside 4 (229408). 4 stages would fit; 3 are what the
+// hand-written TMA kernel used (tools/experiments/tma_matmul.py) and what was timed.
+constexpr long long kPipelineSharedMemory = 188 * 1024;
 
 std::optional<TmaConfig> tma_config(const KernelContext& ctx, const launch_util::LaunchSite& site,
                                     const std::vector<Operand>& ops, const std::set<std::string>& launch_names) {
@@ -209,41 +212,6 @@ std::optional<TmaConfig> tma_config(const KernelContext& ctx, const launch_util:
     c.stages = *stages;
   }
   return c;
-}
-
-// The kernel's one store, when it can go through a descriptor too: `tl.store(ptrs, value,
-// mask=(i0[:, None] < E0) & (i1[None, :] < E1))` alone on its lines at the kernel's top level, of a
-// pointer tile of the operands' form that is never advanced. The Hopper kernel the recipe follows
-// stores C that way (a TMA store that overlaps the next tile's loop, where the pointer store's
-// layout conversion and global stores do not). nullopt keeps the pointer store.
-struct Store {
-  Operand tile;
-  const PyNode* stmt = nullptr;
-  std::string value;
-};
-
-std::optional<Store> descriptor_store(const KernelContext& ctx, const KernelView& view, int line) {
-  auto stores = view.stores();
-  if (stores.size() != 1) return std::nullopt;
-  const PyNode& call = *stores[0];
-  const PyNode* stmt = PyModule::enclosing_statement(call);
-  const PyNode* ptrs = KernelView::pointer_arg(call);
-  const PyNode* value = argument(call, 1) ? argument(call, 1) : keyword(call, "value");
-  const PyNode* mask = KernelView::mask_arg(call);
-  size_t passed = call.children_in("args").size() + call.children_in("keywords").size();
-  if (!stmt || stmt->parent != ctx.function || stmt->type != "Expr" || stmt->child("value") != &call ||
-      !stmt_util::alone_on_lines(ctx, *stmt) || !ptrs || ptrs->type != "Name" || !value || !mask || passed != 3)
-    return std::nullopt;
-  Store out;
-  out.stmt = stmt;
-  out.tile.target = "c";
-  out.value = recipe_util::text(ctx, *value);
-  if (!parse_pointer_tile(ctx, view, ptrs->str_field("id"), nullptr, out.tile, line)) return std::nullopt;
-  out.tile.target = out.tile.base;
-  if (!parse_mask(ctx, view, *mask, "", out.tile, line)) return std::nullopt;
-  for (int d = 0; d < 2; ++d) out.tile.offset[d] = out.tile.vec[d].start;
-  if (view.binds(out.tile.base + "_desc")) return std::nullopt;
-  return out;
 }
 
 Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in) const {
@@ -309,7 +277,7 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
     const PyNode* ptrs = KernelView::pointer_arg(*load);
     if (!ptrs || ptrs->type != "Name")
       return refuse(fmt::format("the load of {} is not of a named pointer tile", op.target));
-    TDX_CHECK(parse_pointer_tile(ctx, view, ptrs->str_field("id"), loop, op, line));
+    TDX_CHECK(parse_pointer_tile(ctx, view, ptrs->str_field("id"), *loop, op, line));
 
     // The advance `ptrs += BLOCK * stride` names the K dimension; its index must start at 0.
     std::string advance_block;
@@ -373,17 +341,6 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
   }
   if (ctx.task->source.find("import torch") == std::string::npos) return refuse("the module does not import torch");
 
-  std::optional<Store> store = descriptor_store(ctx, view, line);
-  std::string store_desc, store_tensor;
-  if (store) {
-    const std::string& base = store->tile.base;
-    store_desc = (base.size() > 4 && base.ends_with("_ptr") ? base.substr(0, base.size() - 4) : base) + "_desc";
-    const PyNode* passed = launch_util::passed_argument(ctx, *site.call, base);
-    if (passed && passed->type == "Name") store_tensor = passed->str_field("id");
-    if (store_tensor.empty() || view.binds(store_desc) || store_desc == ops[0].target + "_desc" ||
-        store_desc == ops[1].target + "_desc")
-      store.reset();
-  }
   std::optional<TmaConfig> config = tma_config(ctx, site, ops, launch_names);
 
   // The kernel: descriptors once per program, then the body from the program id on in the tile loop.
@@ -396,10 +353,6 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
                         "block_shape=[{}, {}])\n",
                         ind, op.target, tl, op.base, op.extent[0], op.extent[1], op.stride[0], op.stride[1],
                         op.vec[0].block, op.vec[1].block);
-  if (store)
-    text += fmt::format("{}    {} = {}.make_tensor_descriptor({}, shape=[{}, {}], strides=[{}, {}], block_shape=[{}, {}])\n",
-                        ind, store_desc, tl, store->tile.base, store->tile.extent[0], store->tile.extent[1],
-                        store->tile.stride[0], store->tile.stride[1], store->tile.vec[0].block, store->tile.vec[1].block);
   text += fmt::format("{}for {} in {}.range({}.program_id(0), num_tiles, {}.num_programs(0), flatten=USE_TMA):\n", ind,
                       pid, tl, tl, tl);
   const auto lines = split_lines(ctx.task->source);
@@ -408,14 +361,6 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
     const Operand* at = nullptr;
     for (const auto& op : ops)
       if (l >= op.load_stmt->line && l <= op.load_stmt->end_line) at = &op;
-    if (store && l >= store->stmt->line && l <= store->stmt->end_line) {
-      if (l != store->stmt->line) continue;
-      const std::string si = "    " + indentation_of(ctx.task->source, l);
-      text += fmt::format("{0}if USE_TMA:\n{0}    {1}.store([{2}, {3}], {4})\n{0}else:\n", si, store_desc,
-                          store->tile.offset[0], store->tile.offset[1], store->value);
-      for (int o = store->stmt->line; o <= store->stmt->end_line; ++o) text += "        " + lines[o - 1] + "\n";
-      continue;
-    }
     if (!at) {
       text += src.find_first_not_of(" \t") == std::string::npos ? "\n" : "    " + src + "\n";
       continue;
@@ -430,7 +375,6 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
 
   // The launch: the tile count, the alignment check, the allocator and the persistent grid.
   const std::string li = indentation_of(ctx.task->source, launch_stmt->line);
-  std::string checked = tensors[0] + ", " + tensors[1] + (store ? ", " + store_tensor : "");
   std::string launch_text = fmt::format(
       "{0}num_tiles = {1}\n"
       "{0}launch_grid = (num_tiles,)\n",
@@ -444,19 +388,17 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
       "dtype=torch.int8))\n"
       "{0}    sms = torch.cuda.get_device_properties({1}.device).multi_processor_count if {1}.is_cuda else 1\n"
       "{0}    launch_grid = (min(num_tiles, sms),)\n",
-      li, tensors[0], checked);
+      li, tensors[0], tensors[0] + ", " + tensors[1]);
   if (config) {
     std::string row_bytes;  // 128 // element size of each operand whose K axis is its unit-stride one
     for (int i = 0; i < 2; ++i)
       if (ops[i].k_dim == 1) row_bytes += fmt::format(", 128 // {}.element_size()", tensors[i]);
-    std::string staged_c = store ? fmt::format("{} * {} * {}.element_size()", config->tile_m, config->tile_n, store_tensor) : "0";
     launch_text += fmt::format(
         "{0}    # TMA's widest (128-byte) swizzle needs 128-byte rows in the K block; then as many stages as\n"
-        "{0}    # fit in the shared memory a block may use{1}\n"
-        "{0}    block_k = max(block_k{2})\n"
-        "{0}    stages = max(2, min(stages, ({3} - {4}) // (({5} * {6}.element_size() + {7} * {8}.element_size()) * block_k)))\n",
-        li, store ? ", beside the C tile staged for its store" : "", row_bytes, kSharedMemoryBudget, staged_c,
-        config->tile_m, tensors[0], config->tile_n, tensors[1]);
+        "{0}    # fit in the shared memory a block may use, less the epilogue's\n"
+        "{0}    block_k = max(block_k{1})\n"
+        "{0}    stages = max(2, min(stages, {2} // (({3} * {4}.element_size() + {5} * {6}.element_size()) * block_k)))\n",
+        li, row_bytes, kPipelineSharedMemory, config->tile_m, tensors[0], config->tile_n, tensors[1]);
   }
   edits.push_back(TextEdit::insert_lines(launch_stmt->line, launch_text));
   edits.push_back(TextEdit::replace(*site.grid, "launch_grid"));
