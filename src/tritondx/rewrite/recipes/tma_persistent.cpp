@@ -36,7 +36,9 @@ class TmaPersistentRecipe final : public Recipe {
            "Triton's allocator for the device-side descriptors and launches min(num_tiles, SM count) "
            "programs. On that path a K block passed as an integer grows to 128-byte rows (TMA's widest "
            "swizzle), with the num_stages that fit 188 KB of shared memory. Otherwise the loads stay as they "
-           "were and the grid is unchanged (one tile per program). Refuses anything but a 1-D grid given as a 1-tuple, a kernel with other program_id "
+           "were and the grid is unchanged (one tile per program). Refuses an output tile under 128x128 (one "
+           "program per SM would leave the SM a few warps), anything but a 1-D grid given as a 1-tuple, a "
+           "kernel with other program_id "
            "or num_programs calls or a return, operands that are not one masked load each of a pointer "
            "tile of that form, extents that are not kernel parameters, and names the rewrite would "
            "rebind.";
@@ -175,6 +177,8 @@ Expected<void> parse_mask(const KernelContext& ctx, const KernelView& view, cons
     if (!view.is_param(op.extent[d])) return refuse(fmt::format("the extent {} is not a kernel parameter", op.extent[d]));
   return {};
 }
+
+constexpr long long kMinPersistentTile = 128 * 128;
 
 // The launch's K block and stages, when the launch passes them as integers and the output tile's
 // sides are known: on the TMA path they become block_k and stages (launch text above).
@@ -320,6 +324,15 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
   }
   for (const std::string name : {"num_tiles", "USE_TMA"})
     if (view.binds(name)) return refuse(fmt::format("the kernel already binds {}", name));
+  // One program per SM: a small tile leaves the SM a few warps where the grid of one tile per
+  // program kept several programs on it. On the H100, conv1x1_as_gemm's 64x64 tile at 4 warps ran
+  // 0.4537 ms persistent against 0.1956 ms (bench/results/logs/2026-12-05-h100-s12-call1).
+  auto tile_m = ctx.launch->int_arg(ops[0].vec[1 - ops[0].k_dim].block);
+  auto tile_n = ctx.launch->int_arg(ops[1].vec[1 - ops[1].k_dim].block);
+  if (tile_m && tile_n && *tile_m * *tile_n < kMinPersistentTile)
+    return refuse(fmt::format("the {}x{} output tile is small for one program per SM (a persistent grid); grow it to "
+                              "at least {} elements first",
+                              *tile_m, *tile_n, kMinPersistentTile));
 
   // The launch: a 1-D grid given as a 1-tuple, in a top-level statement of the launch function.
   auto site = TDX_TRY(launch_util::find_launch(ctx, line));
