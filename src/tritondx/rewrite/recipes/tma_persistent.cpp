@@ -178,10 +178,13 @@ Expected<void> parse_mask(const KernelContext& ctx, const KernelView& view, cons
   return {};
 }
 
+// One program per SM: a smaller tile leaves the SM a few warps where the grid of one tile per
+// program kept several programs on it. On the H100, conv1x1_as_gemm's 64x64 tile at 4 warps ran
+// 0.4537 ms persistent against 0.1956 ms (bench/results/logs/2026-12-05-h100-s12-call1).
 constexpr long long kMinPersistentTile = 128 * 128;
 
 // The launch's K block and stages, when the launch passes them as integers and the output tile's
-// sides are known: on the TMA path they become block_k and stages (launch text above).
+// sides are known: on the TMA path they become block_k and stages (the launch text in edits()).
 struct TmaConfig {
   long long block_k = 0, stages = 3, tile_m = 0, tile_n = 0;
   const PyNode* block_k_node = nullptr;
@@ -195,6 +198,12 @@ struct TmaConfig {
 // hand-written TMA kernel used (tools/experiments/tma_matmul.py) and what was timed.
 constexpr long long kPipelineSharedMemory = 188 * 1024;
 
+// The output tile's sides: the launch's values of the operands' other (not K) block constexprs.
+std::pair<std::optional<long long>, std::optional<long long>> output_tile(const KernelContext& ctx,
+                                                                          const std::vector<Operand>& ops) {
+  return {ctx.launch->int_arg(ops[0].vec[1 - ops[0].k_dim].block), ctx.launch->int_arg(ops[1].vec[1 - ops[1].k_dim].block)};
+}
+
 std::optional<TmaConfig> tma_config(const KernelContext& ctx, const launch_util::LaunchSite& site,
                                     const std::vector<Operand>& ops, const std::set<std::string>& launch_names) {
   if (launch_names.count("block_k") || launch_names.count("stages")) return std::nullopt;
@@ -202,8 +211,7 @@ std::optional<TmaConfig> tma_config(const KernelContext& ctx, const launch_util:
   TmaConfig c;
   c.block_k_node = launch_util::passed_argument(ctx, *site.call, ops[0].vec[ops[0].k_dim].block);
   auto block_k = c.block_k_node ? int_constant(*c.block_k_node) : std::nullopt;
-  auto tile_m = ctx.launch->int_arg(ops[0].vec[1 - ops[0].k_dim].block);
-  auto tile_n = ctx.launch->int_arg(ops[1].vec[1 - ops[1].k_dim].block);
+  auto [tile_m, tile_n] = output_tile(ctx, ops);
   if (!block_k || !tile_m || !tile_n || ops[1].vec[ops[1].k_dim].block != ops[0].vec[ops[0].k_dim].block)
     return std::nullopt;
   c.block_k = *block_k;
@@ -324,12 +332,7 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
   }
   for (const std::string name : {"num_tiles", "USE_TMA"})
     if (view.binds(name)) return refuse(fmt::format("the kernel already binds {}", name));
-  // One program per SM: a small tile leaves the SM a few warps where the grid of one tile per
-  // program kept several programs on it. On the H100, conv1x1_as_gemm's 64x64 tile at 4 warps ran
-  // 0.4537 ms persistent against 0.1956 ms (bench/results/logs/2026-12-05-h100-s12-call1).
-  auto tile_m = ctx.launch->int_arg(ops[0].vec[1 - ops[0].k_dim].block);
-  auto tile_n = ctx.launch->int_arg(ops[1].vec[1 - ops[1].k_dim].block);
-  if (tile_m && tile_n && *tile_m * *tile_n < kMinPersistentTile)
+  if (auto [tile_m, tile_n] = output_tile(ctx, ops); tile_m && tile_n && *tile_m * *tile_n < kMinPersistentTile)
     return refuse(fmt::format("the {}x{} output tile is small for one program per SM (a persistent grid); grow it to "
                               "at least {} elements first",
                               *tile_m, *tile_n, kMinPersistentTile));
