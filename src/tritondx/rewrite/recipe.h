@@ -33,6 +33,10 @@ class Recipe {
   // itself (split-interleaved-pairs makes a row contiguous for rows-per-program): the search
   // expands such a candidate before others and tries these recipes on it first.
   virtual std::vector<std::string_view> enables() const { return {}; }
+  // A rewrite whose worth depends on the launch parameters it finds (tma-persistent needs the
+  // large tile that launch tuning picks, and sets its own K block and stages for TMA): the search
+  // also tries it on the best kernel after launch tuning, when its budget did not reach it there.
+  virtual bool after_tuning() const { return false; }
 };
 
 class RecipeRegistry {

@@ -44,6 +44,7 @@ class TmaPersistentRecipe final : public Recipe {
            "rebind.";
   }
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
+  bool after_tuning() const override { return true; }
 };
 
 // `start + tl.arange(0, BLOCK)` (start "0" for a bare arange).
