@@ -98,6 +98,9 @@ class Search {
   Expected<void> tune_launch();
   Expected<void> tune_node(size_t index, nlohmann::json& record);
   Expected<void> rewrite_after_tuning();
+  // Stores `candidate` as a child of node `parent` and evaluates it, measured; nothing when its
+  // source is already in the run.
+  Expected<void> evaluate_late_child(size_t parent, Candidate candidate);
   Expected<void> finish();
   // `profile`: Nsight Compute too (the original, and nodes about to be expanded); `original`: the
   // node is the original kernel (a recording given on the command line is its evidence).
@@ -563,23 +566,30 @@ Expected<void> Search::tune_node(size_t index, nlohmann::json& record) {
                                    grid->variants.size(), b.id, 100 * o_.min_gain));
     return {};
   }
-  SearchNode child;
-  child.parent = b.id;
-  child.generation = b.generation + 1;
-  child.candidate.rewriter = "recipe";
-  child.candidate.recipe = "launch-tune";
-  child.candidate.kernel = b.candidate.kernel;
-  child.candidate.description = fmt::format("launch parameters from a grid of {} variants: {}", grid->variants.size(),
-                                            winner->description);
-  child.candidate.params = {{"config", winner->description}, {"grid_median_ms", winner->median_ms()}};
-  child.candidate.source = std::move(winner_source);
-  if (child.candidate.source.empty()) return fail(Stage::Rewrite, "launch tuning: the winning variant's file was empty");
-  std::string sha = sha256_hex(child.candidate.source);
+  Candidate tuned;
+  tuned.rewriter = "recipe";
+  tuned.recipe = "launch-tune";
+  tuned.kernel = b.candidate.kernel;
+  tuned.description = fmt::format("launch parameters from a grid of {} variants: {}", grid->variants.size(),
+                                  winner->description);
+  tuned.params = {{"config", winner->description}, {"grid_median_ms", winner->median_ms()}};
+  tuned.source = std::move(winner_source);
+  if (tuned.source.empty()) return fail(Stage::Rewrite, "launch tuning: the winning variant's file was empty");
+  return evaluate_late_child(index, std::move(tuned));
+}
+
+Expected<void> Search::evaluate_late_child(size_t parent, Candidate candidate) {
+  std::string sha = sha256_hex(candidate.source);
   if (std::find(seen_.begin(), seen_.end(), sha) != seen_.end()) return {};
   seen_.push_back(sha);
-  child.candidate.diff = unified_diff(b.candidate.source, child.candidate.source, fs::path(r_.task_path).filename().string());
-  child.id = TDX_TRY(store_->add_candidate(r_.run_id, b.id, child.generation, child.candidate));
-  const std::string parent_source = b.candidate.source;
+  const SearchNode& p = r_.nodes[parent];
+  SearchNode child;
+  child.parent = p.id;
+  child.generation = p.generation + 1;
+  child.candidate = std::move(candidate);
+  child.candidate.diff = unified_diff(p.candidate.source, child.candidate.source, fs::path(r_.task_path).filename().string());
+  child.id = TDX_TRY(store_->add_candidate(r_.run_id, child.parent, child.generation, child.candidate));
+  const std::string parent_source = p.candidate.source;  // evaluate_node appends to r_.nodes
   TDX_TRY(evaluate_node(std::move(child), &parent_source, true));
   return {};
 }
@@ -594,9 +604,6 @@ Expected<void> Search::rewrite_after_tuning() {
   size_t best = best_index();
   if (r_.nodes[best].candidate.recipe != "launch-tune") return {};
   DiagnosisSession* session = TDX_TRY(session_for(best));
-  const std::string parent_source = r_.nodes[best].candidate.source;
-  const long long parent_id = r_.nodes[best].id;
-  const int generation = r_.nodes[best].generation + 1;
   std::vector<RewriteAttempt> attempts;
   for (const auto& ctx : session->contexts()) {
     std::vector<Finding> findings;
@@ -609,23 +616,17 @@ Expected<void> Search::rewrite_after_tuning() {
     }
   }
   sessions_.erase(best);
+  const long long parent_id = r_.nodes[best].id;
   for (auto& a : attempts) {
     if (!a.candidate) {
       note_once(fmt::format("recipe {} declined after tuning: {}", a.recipe, a.candidate.error().message));
       continue;
     }
-    std::string sha = sha256_hex(a.candidate->source);
-    if (std::find(seen_.begin(), seen_.end(), sha) != seen_.end()) continue;
-    seen_.push_back(sha);
-    SearchNode child;
-    child.parent = parent_id;
-    child.generation = generation;
-    child.candidate = std::move(*a.candidate);
-    child.candidate.diff = unified_diff(parent_source, child.candidate.source, fs::path(r_.task_path).filename().string());
-    child.id = TDX_TRY(store_->add_candidate(r_.run_id, parent_id, generation, child.candidate));
-    TDX_TRY(evaluate_node(std::move(child), &parent_source, true));
-    r_.notes.push_back(fmt::format("candidate {}: {} tried on the tuned kernel {} after launch tuning",
-                                   r_.nodes.back().id, a.recipe, parent_id));
+    size_t before = r_.nodes.size();
+    TDX_CHECK(evaluate_late_child(best, std::move(*a.candidate)));
+    if (r_.nodes.size() > before)
+      r_.notes.push_back(fmt::format("candidate {}: {} tried on the tuned kernel {} after launch tuning",
+                                     r_.nodes.back().id, a.recipe, parent_id));
   }
   return {};
 }
