@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <tuple>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <nlohmann/json.hpp>
@@ -99,6 +101,36 @@ TEST(BenchE2E, MergeCombinesShardsResultsAndStores) {
   EXPECT_EQ(store.execAndGet("SELECT count(*) FROM runs").getInt(), 2);
   EXPECT_EQ(store.execAndGet("SELECT count(*) FROM candidates c JOIN runs r ON c.run_id = r.id").getInt(),
             store.execAndGet("SELECT count(*) FROM candidates").getInt());
+}
+
+// Results measured on another GPU are refused by --merge unless --allow-mixed-cards: the summary
+// would mix cards. Two CPU runs stand for two cards, their results named as the device names them.
+TEST(BenchE2E, MergeRefusesResultsOfAnotherCardUnlessAllowed) {
+  fs::path h200 = fresh_dir("card-h200"), h100 = fresh_dir("card-h100"), merged = fresh_dir("merged-cards");
+  for (auto [dir, entry, card] : {std::tuple{h200, "gelu_tanh", "NVIDIA H200"},
+                                  {h100, "silu_mul", "NVIDIA H100 80GB HBM3"}}) {
+    auto r = run({TRITONDX_BINARY, "bench", entry, "--gpu", "off", "--max-candidates", "0", "--no-autotune", "--out",
+                  dir.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    for (const auto& e : fs::directory_iterator(dir / "entries")) {
+      auto j = nlohmann::json::parse(read(e.path() / "entry.json"));
+      j["card"] = card;
+      std::ofstream(e.path() / "entry.json") << j.dump(2);
+    }
+  }
+  auto first = run({TRITONDX_BINARY, "bench", "--merge", h200.string(), "--out", merged.string()});
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  auto refused = run({TRITONDX_BINARY, "bench", "--merge", h100.string(), "--out", merged.string()});
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("refused elementwise/silu_mul: measured on NVIDIA H100 80GB HBM3"), std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(merged / "entries" / "elementwise__silu_mul"));
+  EXPECT_TRUE(fs::exists(merged / "entries" / "elementwise__gelu_tanh" / "entry.json"));
+  auto allowed = run({TRITONDX_BINARY, "bench", "--merge", h100.string(), "--allow-mixed-cards", "--out", merged.string()});
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.out << allowed.err;
+  EXPECT_TRUE(fs::exists(merged / "entries" / "elementwise__silu_mul" / "entry.json"));
+  auto taken = nlohmann::json::parse(read(merged / "entries" / "elementwise__silu_mul" / "entry.json"));
+  EXPECT_EQ(taken["card"], "NVIDIA H100 80GB HBM3");
 }
 
 TEST(AutotuneGrid, BuildsBlockAndLaunchVariantsOfTheInitialSource) {

@@ -51,6 +51,9 @@ Runner add_bench_command(CLI::App& app) {
   cmd->add_option("--gpus", *gpus, "The GPUs the workers are pinned to (CUDA_VISIBLE_DEVICES), default 0..workers-1")
       ->delimiter(',');
   cmd->add_option("--merge", *merge, "Merge these results folders (shards run elsewhere) into --out, then summarize");
+  cmd->add_flag("--allow-mixed-cards", o.allow_mixed_cards,
+                "With --merge: also take entries measured on a GPU other than the one the results in --out were "
+                "measured on (refused by default: the summary would mix cards)");
   cmd->add_option("--worker", *worker, "(internal) run as this worker of the queue given by --queue")->group("");
   cmd->add_option("--queue", *queue, "(internal) the workers' queue")->group("");
   cmd->add_option("--target", o.target, "Target description under targets/");

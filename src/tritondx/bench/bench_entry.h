@@ -25,6 +25,7 @@ struct BenchOptions {
   double stop_after = 0;             // start no entry after this many seconds (0: no limit)
   std::string target = "nvidia-h200";
   std::string command;               // the command line, recorded in every result
+  bool allow_mixed_cards = false;    // --merge: also take entries measured on another card
 };
 
 // What an entry's result measures, as a number: bumped when that changes, so that results of an

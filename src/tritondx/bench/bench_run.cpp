@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "tritondx/bench/bench_summary.h"
@@ -223,10 +224,29 @@ int run_workers(const BenchRun& run, const std::vector<std::string>& gpus) {
   return rc ? rc : s;
 }
 
+namespace {
+
+// The GPUs the results in `out` were measured on (entries without a GPU name none).
+std::set<std::string> cards_of(const fs::path& out) {
+  std::set<std::string> cards;
+  if (!fs::is_directory(out / "entries")) return cards;
+  for (const auto& e : fs::directory_iterator(out / "entries")) {
+    auto j = read_result_json((e.path() / "entry.json").string());
+    if (j.is_object() && j.value("card", nlohmann::json()).is_string() && !j["card"].get<std::string>().empty())
+      cards.insert(j["card"].get<std::string>());
+  }
+  return cards;
+}
+
+}  // namespace
+
 int merge_results(const BenchRun& run, const std::vector<std::string>& dirs) {
   const auto& o = run.options;
   fs::path out(o.out_dir);
-  int copied = 0;
+  int copied = 0, refused = 0;
+  // Entries measured on another GPU would mix cards in one summary: its speedups and roofline
+  // fractions are per card. The first card merged into an empty folder sets it.
+  std::set<std::string> cards = cards_of(out);
   for (const auto& d : dirs) {
     fs::path dir = fs::absolute(d);
     if (dir.lexically_normal() == out.lexically_normal()) continue;
@@ -240,6 +260,16 @@ int merge_results(const BenchRun& run, const std::vector<std::string>& dirs) {
       fs::path target = out / "entries" / e.path().filename();
       auto have = read_result_json((target / "entry.json").string());
       if (have.is_object() && have.value("started", "") >= j.value("started", "")) continue;
+      std::string card = j.value("card", nlohmann::json()).is_string() ? j["card"].get<std::string>() : "";
+      if (!card.empty() && !cards.empty() && !cards.contains(card) && !o.allow_mixed_cards) {
+        std::string here;
+        for (const auto& c : cards) here += (here.empty() ? "" : ", ") + c;
+        std::cerr << fmt::format("refused {}: measured on {}, the results in {} on {} (--allow-mixed-cards takes it)\n",
+                                 j.value("entry", e.path().filename().string()), card, out.string(), here);
+        ++refused;
+        continue;
+      }
+      if (!card.empty()) cards.insert(card);
       fs::remove_all(target);
       fs::create_directories(target.parent_path());
       fs::copy(e.path(), target, fs::copy_options::recursive);
@@ -256,7 +286,12 @@ int merge_results(const BenchRun& run, const std::vector<std::string>& dirs) {
     }
   }
   std::cout << fmt::format("{} entry results copied into {}\n", copied, out.string());
-  return write_summary(run);
+  int summary = write_summary(run);
+  if (refused > 0) {
+    std::cerr << fmt::format("{} entry results refused: measured on another card\n", refused);
+    return 1;
+  }
+  return summary;
 }
 
 }  // namespace tdx
