@@ -518,7 +518,7 @@ std::optional<size_t> Search::tuning_rival(size_t best) const {
   return rival;
 }
 
-// The last stage: what blind tuning finds on top of the rewrites, on the best kernel and on its
+// After the search: what blind tuning finds on top of the rewrites, on the best kernel and on its
 // rival (tuning_rival), if it has one.
 Expected<void> Search::tune_launch() {
   if (!r_.gpu || !o_.tune) return {};
