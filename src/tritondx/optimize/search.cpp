@@ -94,6 +94,8 @@ class Search {
   // Seconds this search has waited for a GPU other bench workers held.
   double waited() const;
   size_t best_index() const;
+  // The indices of a node and its ancestors, up to the original: the node's line.
+  std::vector<size_t> line_of(size_t index) const;
   std::optional<size_t> tuning_rival(size_t best) const;
   Expected<void> tune_launch();
   Expected<void> tune_node(size_t index, nlohmann::json& record);
@@ -494,25 +496,28 @@ size_t Search::best_index() const {
 // (bench/results/logs/2026-12-05-h200-recipe-variants.txt).
 constexpr double kRivalMargin = 0.05;
 
+std::vector<size_t> Search::line_of(size_t index) const {
+  std::vector<size_t> line;
+  for (std::optional<size_t> at = index; at;) {
+    line.push_back(*at);
+    long long parent = r_.nodes[*at].parent;
+    at.reset();
+    for (size_t i = 0; i < r_.nodes.size() && parent; ++i)
+      if (r_.nodes[i].id == parent) at = i;
+  }
+  return line;
+}
+
 std::optional<size_t> Search::tuning_rival(size_t best) const {
   const SearchNode& b = r_.nodes[best];
-  std::map<long long, size_t> index_of;
-  for (size_t i = 0; i < r_.nodes.size(); ++i) index_of[r_.nodes[i].id] = i;
-  auto descends_from = [&](size_t i, long long ancestor) {
-    for (long long p = r_.nodes[i].parent; p != 0;) {
-      if (p == ancestor) return true;
-      auto it = index_of.find(p);
-      if (it == index_of.end()) return false;
-      p = r_.nodes[it->second].parent;
-    }
-    return false;
-  };
+  const std::vector<size_t> best_line = line_of(best);
+  auto on = [](const std::vector<size_t>& line, size_t i) { return std::find(line.begin(), line.end(), i) != line.end(); };
   std::optional<size_t> rival;
   for (size_t i = 1; i < r_.nodes.size(); ++i) {
     const SearchNode& n = r_.nodes[i];
-    if (i == best || n.status == "rejected" || !n.score.measured) continue;
+    if (on(best_line, i) || n.status == "rejected" || !n.score.measured) continue;
     if (n.score.median_ms > b.score.median_ms * (1 + kRivalMargin)) continue;
-    if (descends_from(best, n.id) || descends_from(i, b.id)) continue;
+    if (on(line_of(i), best)) continue;  // a descendant of the best
     if (!rival || better(n.score, r_.nodes[*rival].score)) rival = i;
   }
   return rival;
@@ -645,14 +650,7 @@ Expected<void> Search::finish() {
               child.candidate.targets.end())
             reach = std::max(reach, f.level);
   r_.ladder_reach = std::string(level_name(reach));
-  std::vector<size_t> path;
-  for (std::optional<size_t> at = best; at;) {
-    path.push_back(*at);
-    long long parent = r_.nodes[*at].parent;
-    at.reset();
-    for (size_t i = 0; i < r_.nodes.size() && parent; ++i)
-      if (r_.nodes[i].id == parent) at = i;
-  }
+  std::vector<size_t> path = line_of(best);
   std::reverse(path.begin(), path.end());
   r_.best_path = path;
   for (size_t i : path) {
