@@ -23,6 +23,10 @@ def _verbs():
         from . import baselines_verb
         return baselines_verb.baselines_verb(request)
 
+    def device(request):
+        from . import device_verb
+        return device_verb.device_verb(request)
+
     def sweep(request):
         from . import sweep_verb
         return sweep_verb.sweep_verb(request)
@@ -30,6 +34,7 @@ def _verbs():
     return {
         "run": run,
         "sweep": sweep,
+        "device": device,
         "baselines": baselines,
         "profile": profile,
         "load": task.load_verb,

@@ -323,6 +323,48 @@ TEST(AutotuneGrid, GrowsTheOutputTileOfAMatmul) {
 }
 
 
+// What an entry cut short left behind (an unfinished run in the store, the optimizer's part in
+// entry.partial.json) is kept only when it was measured on the card the bench now sees.
+TEST(BenchE2E, ACutEntryMeasuredOnAnotherCardStartsOver) {
+  fs::path out = fresh_dir("other_card");
+  std::vector<std::string> args{TRITONDX_BINARY, "bench", "silu_mul", "--gpu", "on", "--max-candidates", "1",
+                                "--out", out.string()};
+  std::map<std::string, std::string> env{
+      {"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
+      {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}};
+  auto first = run(args, env);
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  fs::path dir = out / "entries" / "elementwise__silu_mul";
+  auto entry = nlohmann::json::parse(read(dir / "entry.json"));
+  ASSERT_EQ(entry["card"], "stand-in GPU (tests/optimize/gpu_stand_in.py)");
+  // As if the entry had been cut on an H100: its run unfinished, its optimizer part kept aside.
+  entry["card"] = "NVIDIA H100 80GB HBM3";
+  std::ofstream(dir / "entry.partial.json") << entry.dump(2);
+  fs::remove(dir / "entry.json");
+  {
+    SQLite::Database db((out / "store.sqlite").string(), SQLite::OPEN_READWRITE);
+    ASSERT_EQ(db.exec("UPDATE runs SET status = 'interrupted', device = 'NVIDIA H100 80GB HBM3'"), 1);
+  }
+
+  auto again = run(args, env);
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  auto redone = nlohmann::json::parse(read(dir / "entry.json"));
+  std::string notes = redone["notes"].dump();
+  EXPECT_NE(notes.find("run 1 of this entry in the store was not resumed: it was measured on NVIDIA H100 80GB HBM3, "
+                       "and the GPU here is stand-in GPU"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("(entry.partial.json) were not kept: it was measured on NVIDIA H100 80GB HBM3"),
+            std::string::npos)
+      << notes;
+  EXPECT_EQ(redone["card"], "stand-in GPU (tests/optimize/gpu_stand_in.py)");
+  EXPECT_FALSE(redone["tritondx"]["resumed"].get<bool>());
+  EXPECT_FALSE(redone["tritondx"].contains("kept_from_a_cut_run"));
+  SQLite::Database db((out / "store.sqlite").string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(db.execAndGet("SELECT status FROM runs WHERE id = 1").getString(), "interrupted");
+  EXPECT_EQ(db.execAndGet("SELECT status FROM runs WHERE id = 2").getString(), "finished");
+}
+
 // --stop-after: the entry started before the limit finishes, the next one does not start, and a
 // second run resumes with it.
 TEST(BenchE2E, StopAfterFinishesTheStartedEntryAndStartsNoOther) {

@@ -2,8 +2,8 @@
 """A stand-in GPU for the optimizer's end-to-end tests on a machine without one.
 
 Used as TRITONDX_PYTHON: `gpu_stand_in.py -m tritondx_bridge <verb>` answers the GPU verbs
-(`run`, `sweep`) the way the bridge does, in the same reply format (python/tritondx_bridge/
-run_verb.py, sweep_verb.py), and hands every other invocation (capture, compile, ast, ...) to
+(`run`, `sweep`, `device`) the way the bridge does, in the same reply format (python/tritondx_bridge/
+run_verb.py, sweep_verb.py, device_verb.py), and hands every other invocation (capture, compile, ast, ...) to
 the real interpreter named by STAND_IN_PYTHON. Every kernel is reported correct. Its time
 is made up from the launch parameters in the task's source, so a test knows which variant is
 fastest:
@@ -16,15 +16,15 @@ STAND_IN_FACTORS, a JSON list of [regex, factor] pairs, multiplies the time by e
 regex matches the source (re.search), on top of the above; a test ranks its own candidates with it.
 STAND_IN_MIN_BYTES sets the bytes the roofline floor is computed from (default 100 MB: a 1 ms
 kernel is then far from its floor). With STAND_IN_GPU_WAIT_S set, every reply says it waited that long for the shared GPU (the
-bridge's gpu_lock_wait_s). Each reply's "device" says it is this stand-in; nothing it returns is a
-measurement.
+bridge's gpu_lock_wait_s). Each reply's "device" (and the `device` verb's) says it is this stand-in,
+or names STAND_IN_DEVICE when that is set; nothing it returns is a measurement.
 """
 import json
 import os
 import re
 import sys
 
-DEVICE = "stand-in GPU (tests/optimize/gpu_stand_in.py)"
+DEVICE = os.environ.get("STAND_IN_DEVICE") or "stand-in GPU (tests/optimize/gpu_stand_in.py)"
 
 
 def fake_ms(source):
@@ -58,10 +58,12 @@ def run_reply(request):
 
 
 def main(argv):
-    if argv[1:3] == ["-m", "tritondx_bridge"] and len(argv) == 4 and argv[3] in ("run", "sweep"):
+    if argv[1:3] == ["-m", "tritondx_bridge"] and len(argv) == 4 and argv[3] in ("run", "sweep", "device"):
         request = json.loads(sys.stdin.read() or "{}")
         if argv[3] == "run":
             reply = {"ok": True, **run_reply(request)}
+        elif argv[3] == "device":
+            reply = {"ok": True, "device": DEVICE, "capability": [9, 0]}
         else:
             reply = {"ok": True, "results": [{"task": t, "ok": True, "reply": run_reply({"task": t})}
                                              for t in request.get("tasks", [])]}

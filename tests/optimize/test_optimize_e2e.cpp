@@ -16,6 +16,7 @@
 #include <thread>
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "../cli_test_util.h"
@@ -299,6 +300,36 @@ TEST(OptimizeE2E, NoRivalIsTunedWhenTheSiblingIsMoreThanFivePercentSlower) {
   ASSERT_TRUE(report["tune"].is_object()) << report.dump(2);
   EXPECT_TRUE(report["tune_rival"].is_null()) << report["tune_rival"].dump(2);
   EXPECT_EQ(report["tune_evaluations"].get<int>(), static_cast<int>(report["tune"]["variants"].size()));
+}
+
+// A run measured on one card is not resumed on another: its timings would be compared with
+// new ones. The store's run is left as it was; on the same card it resumes.
+TEST(OptimizeE2E, ResumeRefusesARunMeasuredOnAnotherCard) {
+  fs::path out = fresh_dir("resume_other_card");
+  auto first = optimize_on_stand_in(out, {"--no-tune"});
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  long long run_id = nlohmann::json::parse(read(out / "report.json"))["run_id"];
+  {
+    SQLite::Database db((out / "store.sqlite").string(), SQLite::OPEN_READWRITE);
+    SQLite::Statement cut(db, "UPDATE runs SET status = 'interrupted', device = 'NVIDIA H100 80GB HBM3' WHERE id = ?");
+    cut.bind(1, static_cast<int64_t>(run_id));
+    ASSERT_EQ(cut.exec(), 1);
+  }
+  auto refused = optimize_on_stand_in(out, {"--no-tune", "--resume"});
+  EXPECT_NE(refused.exit_code, 0) << refused.out;
+  EXPECT_NE(refused.err.find(fmt::format("--resume: run {} of this task", run_id)), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("it was measured on NVIDIA H100 80GB HBM3, and the GPU here is stand-in GPU"),
+            std::string::npos)
+      << refused.err;
+  auto store = Store::open((out / "store.sqlite").string());
+  ASSERT_TRUE(store.has_value());
+  EXPECT_EQ(store->run(run_id)->status, RunStatus::Interrupted);
+
+  auto same_card = optimize_on_stand_in(out, {"--no-tune", "--resume"}, {{"STAND_IN_DEVICE", "NVIDIA H100 80GB HBM3"}});
+  ASSERT_EQ(same_card.exit_code, 0) << same_card.out << same_card.err;
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  EXPECT_TRUE(report["resumed"].get<bool>());
+  EXPECT_EQ(report["run_id"].get<long long>(), run_id);
 }
 
 }  // namespace

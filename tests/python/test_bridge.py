@@ -123,3 +123,13 @@ def test_baselines_needs_a_gpu():
         return
     reply = call("baselines", {"task": os.path.join(ROOT, "examples", "vector_add.py")})
     assert not reply["ok"] and reply["error"]["kind"] == "no-gpu", reply
+
+
+def test_device_names_the_card_the_run_verb_records():
+    import torch
+    reply = call("device", {})
+    assert reply["ok"], reply
+    if torch.cuda.is_available():
+        assert reply["device"] == torch.cuda.get_device_name() and len(reply["capability"]) == 2, reply
+    else:
+        assert reply["device"] == "" and reply["capability"] is None, reply

@@ -10,6 +10,7 @@
 #include "tritondx/bench/bench_summary.h"
 #include "tritondx/optimize/launch_grid.h"
 #include "tritondx/ir/program.h"
+#include "tritondx/measure/visible_gpu.h"
 #include "tritondx/optimize/optimize_report.h"
 #include "tritondx/optimize/search.h"
 #include "tritondx/store/sha256.h"
@@ -39,13 +40,13 @@ nlohmann::json timing_json(const nlohmann::json& timing) {
           {"p90_ms", timing.value("p90_ms", 0.0)}, {"reps", timing.value("reps", 0)}};
 }
 
-// Is there an unfinished optimize run of this source in the bench store (a run cut short)?
-bool has_unfinished_run(const std::string& store_path, const std::string& sha) {
-  if (!fs::exists(store_path)) return false;
+// The newest unfinished optimize run of this source in the bench store (a run cut short), if any.
+std::optional<RunRecord> unfinished_run(const std::string& store_path, const std::string& sha) {
+  if (!fs::exists(store_path)) return std::nullopt;
   auto store = Store::open(store_path);
-  if (!store) return false;
+  if (!store) return std::nullopt;
   auto run = store->latest_unfinished_run(sha, "");
-  return run && *run;
+  return run ? *run : std::nullopt;
 }
 
 nlohmann::json tritondx_part(const OptimizeResult& r) {
@@ -125,7 +126,21 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
   o.max_candidates = options.max_candidates;
   o.max_seconds = options.max_seconds;
   o.target = options.target;
-  o.resume = has_unfinished_run(o.store_path, sha);
+  // What was measured before a cut is only kept when it was measured on the card this run sees.
+  std::optional<std::string> card;
+  auto visible = [&]() -> const std::string& {
+    if (!card) card = visible_gpu(bridge).value_or("");
+    return *card;
+  };
+  auto unfinished = unfinished_run(o.store_path, sha);
+  if (unfinished && !unfinished->info.device.empty()) {
+    if (std::string why = card_change(unfinished->info.device, visible()); !why.empty()) {
+      out["notes"].push_back(fmt::format("run {} of this entry in the store was not resumed: {}; a new run started",
+                                         unfinished->id, why));
+      unfinished.reset();
+    }
+  }
+  o.resume = unfinished.has_value();
   auto finish = [&](std::string status) {
     out["status"] = std::move(status);
     out["wall_seconds"] = out.value("optimize_wall_seconds", 0.0) +
@@ -138,6 +153,11 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
   // entry.partial.json and not searched again.
   bool want_gpu = options.gpu != GpuMode::Off;
   nlohmann::json partial = read_result_json((dir / "entry.partial.json").string());
+  if (partial.is_object() && !partial.value("card", "").empty())
+    if (std::string why = card_change(partial.value("card", ""), visible()); !why.empty()) {
+      out["notes"].push_back("the optimizer's results of a cut run (entry.partial.json) were not kept: " + why);
+      partial = nullptr;
+    }
   if (partial.is_object() && partial.value("task_sha256", "") == sha &&
       partial.value("gpu", false) == want_gpu && partial.contains("tritondx")) {
     for (const char* key : {"gpu", "card", "initial", "roofline", "tritondx", "optimize_wall_seconds"})

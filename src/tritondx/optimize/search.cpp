@@ -14,6 +14,7 @@
 #include "tritondx/ir/program.h"
 
 #include "tritondx/ladder/rule.h"
+#include "tritondx/measure/visible_gpu.h"
 #include "tritondx/optimize/evaluation_costs.h"
 #include "tritondx/optimize/launch_grid.h"
 #include "tritondx/optimize/search_store.h"
@@ -80,6 +81,8 @@ class Search {
  private:
   Expected<void> setup();
   Expected<void> start_or_resume();
+  // After the original kernel's evaluation: the run's device, or no GPU; a rejected original ends the run.
+  Expected<void> settle_original();
   Expected<size_t> evaluate_node(SearchNode node, const std::string* parent_source, bool measure);
   Expected<void> expand(size_t index);
   std::optional<size_t> next_frontier();
@@ -222,10 +225,21 @@ Expected<void> Search::start_or_resume() {
   if (o_.resume) {
     auto run = TDX_TRY(store_->latest_unfinished_run(task_sha_, ""));
     if (!run) return fail(Stage::Store, fmt::format("--resume: {} holds no unfinished run of this task", r_.store_path));
+    if (!run->info.device.empty()) {  // checked before resume_state() reopens the run
+      const std::string why = card_change(run->info.device, TDX_TRY(visible_gpu(bridge_)));
+      if (!why.empty())
+        return fail(Stage::Store, fmt::format("--resume: run {} of this task in {} cannot go on here: {}. Start a new "
+                                              "run (leave out --resume), or resume it on that card",
+                                              run->id, r_.store_path, why));
+    }
     auto state = TDX_TRY(store_->resume_state(run->id));
     r_.run_id = run->id;
     r_.resumed = true;
-    r_.gpu = !state.run.info.device.empty();
+    // A run cut short while its original was evaluated has no device yet: it is measured now
+    // when it asked for a GPU.
+    const bool original_pending = std::none_of(state.finished.begin(), state.finished.end(),
+                                               [](const CandidateRecord& c) { return c.parent_id == std::nullopt; });
+    r_.gpu = !state.run.info.device.empty() || (original_pending && o_.gpu != GpuMode::Off);
     for (const auto& rec : state.finished) {
       SearchNode n = node_from_record(rec);
       n.path = (candidates_dir_ / fmt::format("c{}.py", n.id)).string();
@@ -245,6 +259,7 @@ Expected<void> Search::start_or_resume() {
     }
     if (r_.nodes.empty() || r_.nodes.front().candidate.rewriter != "original")
       return fail(Stage::Store, "--resume: the run has no evaluated original kernel");
+    if (original_pending) return settle_original();
     if (r_.nodes.front().status == "rejected")
       return fail(Stage::Verify, "the original kernel was rejected: " + r_.nodes.front().reject_reason);
     return {};
@@ -263,6 +278,10 @@ Expected<void> Search::start_or_resume() {
   seen_.push_back(task_sha_);
   r_.gpu = o_.gpu != GpuMode::Off;
   TDX_TRY(evaluate_node(std::move(original), nullptr, r_.gpu));
+  return settle_original();
+}
+
+Expected<void> Search::settle_original() {
   if (r_.gpu && !r_.nodes.front().score.measured && r_.nodes.front().evaluation.value("gpu_missing", false)) {
     r_.gpu = false;
     r_.notes.push_back("no GPU visible: candidates are compiled and re-diagnosed, but correctness and timing are "
