@@ -324,11 +324,12 @@ TEST(AutotuneGrid, GrowsTheOutputTileOfAMatmul) {
 
 
 // What an entry cut short left behind (an unfinished run in the store, the optimizer's part in
-// entry.partial.json) is kept only when it was measured on the card the bench now sees.
-TEST(BenchE2E, ACutEntryMeasuredOnAnotherCardStartsOver) {
+// entry.partial.json) is kept only when it was measured on the card the bench now sees, and so
+// is a finished result.
+TEST(BenchE2E, WhatWasMeasuredOnAnotherCardIsMeasuredAgain) {
   fs::path out = fresh_dir("other_card");
-  std::vector<std::string> args{TRITONDX_BINARY, "bench", "silu_mul", "--gpu", "on", "--max-candidates", "1",
-                                "--out", out.string()};
+  std::vector<std::string> args{TRITONDX_BINARY, "bench",        "silu_mul",   "--gpu", "on",        "--max-candidates",
+                                "1",             "--no-autotune", "--no-torch", "--out", out.string()};
   std::map<std::string, std::string> env{
       {"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
       {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}};
@@ -363,6 +364,16 @@ TEST(BenchE2E, ACutEntryMeasuredOnAnotherCardStartsOver) {
   SQLite::Database db((out / "store.sqlite").string(), SQLite::OPEN_READONLY);
   EXPECT_EQ(db.execAndGet("SELECT status FROM runs WHERE id = 1").getString(), "interrupted");
   EXPECT_EQ(db.execAndGet("SELECT status FROM runs WHERE id = 2").getString(), "finished");
+
+  env["STAND_IN_DEVICE"] = "NVIDIA H200";
+  auto on_h200 = run(args, env);
+  ASSERT_EQ(on_h200.exit_code, 0) << on_h200.out << on_h200.err;
+  EXPECT_NE(on_h200.out.find("measured on stand-in GPU (tests/optimize/gpu_stand_in.py) are measured again on "
+                             "NVIDIA H200"),
+            std::string::npos)
+      << on_h200.out;
+  EXPECT_EQ(on_h200.out.find("kept from an earlier run"), std::string::npos) << on_h200.out;
+  EXPECT_EQ(nlohmann::json::parse(read(dir / "entry.json"))["card"], "NVIDIA H200");
 }
 
 // --stop-after: the entry started before the limit finishes, the next one does not start, and a

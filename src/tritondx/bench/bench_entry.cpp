@@ -93,14 +93,23 @@ std::string entry_dir(const BenchOptions& o, const BenchEntry& e) {
   return (fs::path(o.out_dir) / "entries" / (e.category + "__" + e.name)).string();
 }
 
-std::optional<nlohmann::json> stored_result(const BenchOptions& o, const BenchEntry& e, bool want_gpu) {
+std::optional<nlohmann::json> stored_result(const BenchOptions& o, const BenchEntry& e, bool want_gpu,
+                                            const std::string& card) {
   fs::path p = fs::path(entry_dir(o, e)) / "entry.json";
   if (!fs::exists(p)) return std::nullopt;
   nlohmann::json j = read_result_json(p.string());
   if (j.is_discarded() || j.value("task_sha256", "") != sha256_hex(read_text(e.path))) return std::nullopt;
   if (want_gpu && j.value("status", "") == "unmeasured") return std::nullopt;
+  const nlohmann::json stored_card = j.value("card", nlohmann::json());
+  if (want_gpu && !card.empty() && stored_card.is_string() && !stored_card.get<std::string>().empty() &&
+      stored_card.get<std::string>() != card)
+    return std::nullopt;
   if (bench_revision(j) != kBenchRevision) return std::nullopt;
   return j;
+}
+
+std::string bench_card(const Bridge& bridge, bool want_gpu) {
+  return want_gpu ? visible_gpu(bridge).value_or("") : "";
 }
 
 nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, const BenchOptions& options) {

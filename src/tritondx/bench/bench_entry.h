@@ -40,8 +40,13 @@ inline int bench_revision(const nlohmann::json& entry) { return entry.value("ben
 std::string entry_dir(const BenchOptions& o, const BenchEntry& e);
 
 // An entry's stored result if it is still valid for this source and these options (a result
-// measured without a GPU is redone when one is asked for).
-std::optional<nlohmann::json> stored_result(const BenchOptions& o, const BenchEntry& e, bool want_gpu);
+// measured without a GPU is redone when one is asked for, and so is one measured on a card other
+// than `card`, the GPU this run sees, when that is known).
+std::optional<nlohmann::json> stored_result(const BenchOptions& o, const BenchEntry& e, bool want_gpu,
+                                            const std::string& card = "");
+
+// The GPU a bench run measures on, asked once ("" without a GPU, or when not measuring).
+std::string bench_card(const Bridge& bridge, bool want_gpu);
 
 // Runs the entry and writes entry.json. A failure of one part (the optimizer, a baseline) is
 // recorded in the result, not raised: the entry is listed as failed, and what was measured stays.

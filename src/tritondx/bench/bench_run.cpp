@@ -39,6 +39,32 @@ const BenchEntry* find_entry(const BenchRun& run, const std::string& id) {
   return nullptr;
 }
 
+// The GPUs the results in `out` were measured on (entries without a GPU name none).
+std::set<std::string> cards_of(const fs::path& out) {
+  std::set<std::string> cards;
+  if (!fs::is_directory(out / "entries")) return cards;
+  for (const auto& e : fs::directory_iterator(out / "entries")) {
+    auto j = read_result_json((e.path() / "entry.json").string());
+    if (j.is_object() && j.value("card", nlohmann::json()).is_string() && !j["card"].get<std::string>().empty())
+      cards.insert(j["card"].get<std::string>());
+  }
+  return cards;
+}
+
+// The card this run measures on, when results already in the out folder must match it: the
+// protocol compares only numbers measured on one card.
+std::string card_to_match(const BenchOptions& o) {
+  if (o.force || o.gpu == GpuMode::Off) return "";
+  std::set<std::string> cards = cards_of(o.out_dir);
+  if (cards.empty()) return "";
+  std::string card = bench_card(Bridge(BridgeConfig::from_environment()), true);
+  cards.erase(card);
+  if (!card.empty() && !cards.empty())
+    std::cout << fmt::format("results in {} measured on {} are measured again on {}\n", o.out_dir,
+                             fmt::join(cards, ", "), card);
+  return card;
+}
+
 // --stop-after: whether a new entry may still start (the ones started always finish).
 bool may_start_another(const BenchOptions& o, std::chrono::steady_clock::time_point started) {
   return o.stop_after <= 0 ||
@@ -63,12 +89,13 @@ int run_sequential(const BenchRun& run) {
   const auto& o = run.options;
   bool want_gpu = o.gpu != GpuMode::Off;
   Bridge bridge(BridgeConfig::from_environment());
+  const std::string card = card_to_match(o);
   auto started = std::chrono::steady_clock::now();
   size_t i = 0;
   for (const auto& e : run.selected) {
     ++i;
     if (!o.force)
-      if (auto done = stored_result(o, e, want_gpu)) {
+      if (auto done = stored_result(o, e, want_gpu, card)) {
         std::cout << fmt::format("[{}/{}] {} (kept from an earlier run)\n", i, run.selected.size(), bench_one_line(*done));
         continue;
       }
@@ -128,9 +155,10 @@ int run_worker(const BenchRun& run, const std::string& worker, const std::string
 int run_workers(const BenchRun& run, const std::vector<std::string>& gpus) {
   const auto& o = run.options;
   bool want_gpu = o.gpu != GpuMode::Off;
+  const std::string card = card_to_match(o);
   std::vector<std::string> todo;
   for (const auto& e : run.selected)
-    if (o.force || !stored_result(o, e, want_gpu)) todo.push_back(e.id);
+    if (o.force || !stored_result(o, e, want_gpu, card)) todo.push_back(e.id);
   std::cout << fmt::format("{} of {} entries to run, {} workers (GPUs {})\n", todo.size(), run.selected.size(),
                            gpus.size(), fmt::join(gpus, ", "));
   fs::path queue_path = fs::path(o.out_dir) / "queue.sqlite";
@@ -223,22 +251,6 @@ int run_workers(const BenchRun& run, const std::vector<std::string>& gpus) {
   int s = write_summary(run);
   return rc ? rc : s;
 }
-
-namespace {
-
-// The GPUs the results in `out` were measured on (entries without a GPU name none).
-std::set<std::string> cards_of(const fs::path& out) {
-  std::set<std::string> cards;
-  if (!fs::is_directory(out / "entries")) return cards;
-  for (const auto& e : fs::directory_iterator(out / "entries")) {
-    auto j = read_result_json((e.path() / "entry.json").string());
-    if (j.is_object() && j.value("card", nlohmann::json()).is_string() && !j["card"].get<std::string>().empty())
-      cards.insert(j["card"].get<std::string>());
-  }
-  return cards;
-}
-
-}  // namespace
 
 int merge_results(const BenchRun& run, const std::vector<std::string>& dirs) {
   const auto& o = run.options;
