@@ -104,6 +104,39 @@ TEST(BenchSummary, MarkdownListsEveryEntryAndTheFailures) {
   EXPECT_NE(svg.find("3-5x"), std::string::npos);
 }
 
+// The speed targets' values at the roofline floor: the initial kernel's (and autotune-only's) time
+// over the floor, the most any rewrite can reach; a kernel already under its floor counts 1x.
+TEST(BenchSummary, SpeedTargetsSayWhatTheRooflineFloorAllows) {
+  auto with_floor = [](nlohmann::json e, double floor_ms) {
+    e["roofline"] = {{"floor_ms", floor_ms}, {"bound", "memory"}};
+    return e;
+  };
+  std::vector<nlohmann::json> entries{
+      with_floor(measured("a/far", 8.0, 2.0, 4.0, 3.0, 0.5, 10, "L1"), 1.0),     // 8x at the floor, 4x over autotune
+      with_floor(measured("a/near", 1.1, 1.05, 1.1, 1.2, 0.95, 10, "L1"), 1.0),  // 1.1x at the floor
+      with_floor(measured("a/under", 0.99, 0.99, 0.99, 1.0, 1.0, 1, "L1"), 1.0),  // under its floor: 1x
+  };
+  auto s = summarize_bench(entries, 41);
+  EXPECT_EQ(s["at_roofline_floor"]["entries"], 3u);
+  EXPECT_NEAR(s["at_roofline_floor"]["geomean_speedup"].get<double>(), std::pow(8.0 * 1.1 * 1.0, 1.0 / 3), 1e-9);
+  EXPECT_NEAR(s["at_roofline_floor"]["median_speedup"].get<double>(), 1.1, 1e-9);
+  EXPECT_NEAR(s["at_roofline_floor"]["vs_autotune_geomean"].get<double>(), std::pow(4.0 * 1.1 * 1.0, 1.0 / 3), 1e-9);
+  EXPECT_EQ(s["targets"][0]["at_roofline_floor"], "2.06x");
+  EXPECT_FALSE(s["targets"][0]["reachable"].get<bool>());
+  EXPECT_EQ(s["targets"][1]["at_roofline_floor"], "1.10x");
+  EXPECT_EQ(s["targets"][2]["at_roofline_floor"], "1.64x");
+  EXPECT_FALSE(s["targets"][3].contains("at_roofline_floor"));  // the roofline target itself
+  std::string md = render_bench_markdown(s, entries);
+  EXPECT_NE(md.find("| median speedup >= 3.0x | 1.05x | 1.10x (out of reach) | no |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| median <= 16 GPU evaluations per entry | 10 | - | no |"), std::string::npos) << md;
+
+  // Far enough from the floor, the target is reachable.
+  entries = {with_floor(measured("b/far", 8.0, 2.0, 4.0, 3.0, 0.5, 10, "L1"), 1.0)};
+  s = summarize_bench(entries, 41);
+  EXPECT_TRUE(s["targets"][0]["reachable"].get<bool>());
+  EXPECT_TRUE(s["targets"][2]["reachable"].get<bool>());
+}
+
 // An entry whose search stayed at the L1 escalation but kept a rewrite of an L3 finding (a
 // compiler-confirmed finding is used early) counts as reaching L3.
 TEST(BenchSummary, LadderReachCountsTheLevelOfTheBestPath) {
