@@ -332,6 +332,31 @@ TEST(OptimizeE2E, ResumeRefusesARunMeasuredOnAnotherCard) {
   EXPECT_EQ(report["run_id"].get<long long>(), run_id);
 }
 
+// A run cut while its original kernel was being evaluated has no device yet: resumed with a
+// GPU, the original is measured and the run gets its device (it is not resumed as a CPU run).
+TEST(OptimizeE2E, ARunCutDuringItsOriginalIsMeasuredWhenResumed) {
+  fs::path out = fresh_dir("resume_cut_original");
+  auto first = optimize_on_stand_in(out, {"--no-tune", "--max-candidates", "0"});
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  long long run_id = nlohmann::json::parse(read(out / "report.json"))["run_id"];
+  {
+    SQLite::Database db((out / "store.sqlite").string(), SQLite::OPEN_READWRITE);
+    ASSERT_EQ(db.exec("UPDATE runs SET status = 'interrupted', device = NULL"), 1);
+    ASSERT_EQ(db.exec("UPDATE candidates SET status = 'evaluating'"), 1);
+  }
+  auto resumed = optimize_on_stand_in(out, {"--no-tune", "--max-candidates", "0", "--resume"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  EXPECT_TRUE(report["resumed"].get<bool>());
+  EXPECT_TRUE(report["gpu"].get<bool>()) << report.dump(2).substr(0, 2000);
+  auto store = Store::open((out / "store.sqlite").string());
+  ASSERT_TRUE(store.has_value());
+  auto record = store->run(run_id);
+  ASSERT_TRUE(record.has_value());
+  EXPECT_EQ(record->info.device, "stand-in GPU (tests/optimize/gpu_stand_in.py)");
+  EXPECT_EQ(record->status, RunStatus::Finished);
+}
+
 }  // namespace
 }  // namespace tdx
 
