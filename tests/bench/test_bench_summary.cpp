@@ -129,6 +129,10 @@ TEST(BenchSummary, SpeedTargetsSayWhatTheRooflineFloorAllows) {
   std::string md = render_bench_markdown(s, entries);
   EXPECT_NE(md.find("| median speedup >= 3.0x | 1.05x | 1.10x (out of reach) | no |"), std::string::npos) << md;
   EXPECT_NE(md.find("| median <= 16 GPU evaluations per entry | 10 | - | no |"), std::string::npos) << md;
+  // The entries table gives the initial kernel's roofline fraction next to tritondx's.
+  entries[0]["initial"]["roofline_fraction"] = 0.125;
+  md = render_bench_markdown(s, entries);
+  EXPECT_NE(md.find("| a/far | 8.0000 | 2.0000 | 4.00x | 12% -> 50% | 4.0000 |"), std::string::npos) << md;
 
   // Far enough from the floor, the target is reachable.
   entries = {with_floor(measured("b/far", 8.0, 2.0, 4.0, 3.0, 0.5, 10, "L1"), 1.0)};
