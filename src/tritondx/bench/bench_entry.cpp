@@ -89,6 +89,11 @@ nlohmann::json tritondx_part(const OptimizeResult& r) {
 
 }  // namespace
 
+std::string card_of(const nlohmann::json& result) {
+  if (!result.is_object() || !result.contains("card") || !result["card"].is_string()) return "";
+  return result["card"].get<std::string>();
+}
+
 std::string entry_dir(const BenchOptions& o, const BenchEntry& e) {
   return (fs::path(o.out_dir) / "entries" / (e.category + "__" + e.name)).string();
 }
@@ -100,16 +105,10 @@ std::optional<nlohmann::json> stored_result(const BenchOptions& o, const BenchEn
   nlohmann::json j = read_result_json(p.string());
   if (j.is_discarded() || j.value("task_sha256", "") != sha256_hex(read_text(e.path))) return std::nullopt;
   if (want_gpu && j.value("status", "") == "unmeasured") return std::nullopt;
-  const nlohmann::json stored_card = j.value("card", nlohmann::json());
-  if (want_gpu && !card.empty() && stored_card.is_string() && !stored_card.get<std::string>().empty() &&
-      stored_card.get<std::string>() != card)
-    return std::nullopt;
+  const std::string stored_card = card_of(j);
+  if (want_gpu && !card.empty() && !stored_card.empty() && stored_card != card) return std::nullopt;
   if (bench_revision(j) != kBenchRevision) return std::nullopt;
   return j;
-}
-
-std::string bench_card(const Bridge& bridge, bool want_gpu) {
-  return want_gpu ? visible_gpu(bridge).value_or("") : "";
 }
 
 nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, const BenchOptions& options) {
@@ -162,8 +161,8 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
   // entry.partial.json and not searched again.
   bool want_gpu = options.gpu != GpuMode::Off;
   nlohmann::json partial = read_result_json((dir / "entry.partial.json").string());
-  if (partial.is_object() && !partial.value("card", "").empty())
-    if (std::string why = card_change(partial.value("card", ""), visible()); !why.empty()) {
+  if (!card_of(partial).empty())
+    if (std::string why = card_change(card_of(partial), visible()); !why.empty()) {
       out["notes"].push_back("the optimizer's results of a cut run (entry.partial.json) were not kept: " + why);
       partial = nullptr;
     }

@@ -39,14 +39,14 @@ inline int bench_revision(const nlohmann::json& entry) { return entry.value("ben
 // The folder of an entry's results.
 std::string entry_dir(const BenchOptions& o, const BenchEntry& e);
 
+// The GPU an entry result (entry.json, entry.partial.json) was measured on; "" when it names none.
+std::string card_of(const nlohmann::json& result);
+
 // An entry's stored result if it is still valid for this source and these options (a result
 // measured without a GPU is redone when one is asked for, and so is one measured on a card other
 // than `card`, the GPU this run sees, when that is known).
 std::optional<nlohmann::json> stored_result(const BenchOptions& o, const BenchEntry& e, bool want_gpu,
                                             const std::string& card = "");
-
-// The GPU a bench run measures on, asked once ("" without a GPU, or when not measuring).
-std::string bench_card(const Bridge& bridge, bool want_gpu);
 
 // Runs the entry and writes entry.json. A failure of one part (the optimizer, a baseline) is
 // recorded in the result, not raised: the entry is listed as failed, and what was measured stays.

@@ -16,6 +16,7 @@
 #include "tritondx/bench/work_queue.h"
 #include "tritondx/bridge/gpu_worker.h"
 #include "tritondx/bridge/subprocess.h"
+#include "tritondx/measure/visible_gpu.h"
 #include "tritondx/store/store_merge.h"
 
 namespace tdx {
@@ -45,8 +46,7 @@ std::set<std::string> cards_of(const fs::path& out) {
   if (!fs::is_directory(out / "entries")) return cards;
   for (const auto& e : fs::directory_iterator(out / "entries")) {
     auto j = read_result_json((e.path() / "entry.json").string());
-    if (j.is_object() && j.value("card", nlohmann::json()).is_string() && !j["card"].get<std::string>().empty())
-      cards.insert(j["card"].get<std::string>());
+    if (std::string card = card_of(j); !card.empty()) cards.insert(card);
   }
   return cards;
 }
@@ -57,7 +57,7 @@ std::string card_to_match(const BenchOptions& o) {
   if (o.force || o.gpu == GpuMode::Off) return "";
   std::set<std::string> cards = cards_of(o.out_dir);
   if (cards.empty()) return "";
-  std::string card = bench_card(Bridge(BridgeConfig::from_environment()), true);
+  std::string card = visible_gpu(Bridge(BridgeConfig::from_environment())).value_or("");
   cards.erase(card);
   if (!card.empty() && !cards.empty())
     std::cout << fmt::format("results in {} measured on {} are measured again on {}\n", o.out_dir,
@@ -272,7 +272,7 @@ int merge_results(const BenchRun& run, const std::vector<std::string>& dirs) {
       fs::path target = out / "entries" / e.path().filename();
       auto have = read_result_json((target / "entry.json").string());
       if (have.is_object() && have.value("started", "") >= j.value("started", "")) continue;
-      std::string card = j.value("card", nlohmann::json()).is_string() ? j["card"].get<std::string>() : "";
+      std::string card = card_of(j);
       if (!card.empty() && !cards.empty() && !cards.contains(card) && !o.allow_mixed_cards) {
         std::string here;
         for (const auto& c : cards) here += (here.empty() ? "" : ", ") + c;
