@@ -1,6 +1,8 @@
 // Every way a task can be wrong gets a clear error naming the problem (and the line).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "run_tritondx.h"
 
 namespace tdx::e2e {
@@ -50,6 +52,21 @@ TEST(BadTaskE2E, CompileErrorShowsTheSourceLine) {
   auto r = run_tritondx({"inspect", std::string(TRITONDX_FIXTURES_DIR) + "/bad_tasks/compile_error.py"});
   EXPECT_NE(r.err.find("y = tl.sum(x, axis=3)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Triton said:"), std::string::npos) << r.err;
+}
+
+// optimize names the task's own file and line (not the copy it evaluates), and does not offer
+// --resume for a run that failed on its original kernel.
+TEST(BadTaskE2E, OptimizeNamesTheTaskAndOffersNoResumeForAFailedOriginal) {
+  std::string task = std::string(TRITONDX_FIXTURES_DIR) + "/bad_tasks/compile_error.py";
+  std::string out = (std::filesystem::temp_directory_path() / "tritondx-bad-task-optimize").string();
+  std::filesystem::remove_all(out);
+  auto r = run_tritondx({"optimize", task, "--gpu", "off", "--out", out});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("the original kernel cannot be optimized: compile failed: " + task + ":10:9:"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("invalid axis 3"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("--resume"), std::string::npos) << r.err;
 }
 
 }  // namespace

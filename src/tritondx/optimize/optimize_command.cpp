@@ -70,8 +70,7 @@ Runner add_optimize_command(CLI::App& app) {
     Bridge bridge(BridgeConfig::from_environment());
     auto result = optimize(bridge, *o);
     if (!result) {
-      std::cerr << "error: " << result.error().to_string()
-                << "\n(everything evaluated so far is in the store; `--resume` continues)\n";
+      std::cerr << "error: " << result.error().to_string() << "\n";
       return 1;
     }
     auto written = write_optimize_outputs(*result);

@@ -292,8 +292,13 @@ Expected<void> Search::settle_original() {
   if (r_.nodes.front().status == "rejected") {
     const auto& o = r_.nodes.front();
     TDX_CHECK(store_->finish_run(r_.run_id, RunStatus::Failed));
+    // The original is evaluated from its copy in candidates/; the user knows it by the task's path.
+    std::string reason = o.reject_reason;
+    for (size_t at = reason.find(o.path); !o.path.empty() && at != std::string::npos;
+         at = reason.find(o.path, at + r_.task_path.size()))
+      reason.replace(at, o.path.size(), r_.task_path);
     return fail(Stage::Verify, fmt::format("the original kernel cannot be optimized: {} failed: {}", o.reject_stage,
-                                           o.reject_reason));
+                                           reason));
   }
   return {};
 }
@@ -690,7 +695,17 @@ Expected<void> Search::finish() {
 
 Expected<OptimizeResult> Search::run() {
   TDX_CHECK(setup());
-  TDX_CHECK(start_or_resume());
+  if (auto started = start_or_resume(); !started) {
+    // Cut while starting (the store, the bridge): what was evaluated is kept, and says so only
+    // when --resume can continue it (not for a rejected original or a refused resume).
+    Diagnostic error = started.error();
+    auto record = r_.run_id ? store_->run(r_.run_id) : Expected<RunRecord>(std::unexpected(error));
+    if (record && (record->status == RunStatus::Running || record->status == RunStatus::Interrupted)) {
+      (void)store_->finish_run(r_.run_id, RunStatus::Interrupted);
+      error.message += fmt::format(" (run {} stays in {}; `--resume` continues it)", r_.run_id, r_.store_path);
+    }
+    return std::unexpected(error);
+  }
   std::string why;
   while (true) {
     if (!budget_left(why)) break;
