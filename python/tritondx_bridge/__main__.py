@@ -23,6 +23,10 @@ def _verbs():
         from . import baselines_verb
         return baselines_verb.baselines_verb(request)
 
+    def compare(request):
+        from . import compare_verb
+        return compare_verb.compare_verb(request)
+
     def device(request):
         from . import device_verb
         return device_verb.device_verb(request)
@@ -35,6 +39,7 @@ def _verbs():
         "run": run,
         "sweep": sweep,
         "device": device,
+        "compare": compare,
         "baselines": baselines,
         "profile": profile,
         "load": task.load_verb,

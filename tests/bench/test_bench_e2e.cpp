@@ -376,6 +376,31 @@ TEST(BenchE2E, WhatWasMeasuredOnAnotherCardIsMeasuredAgain) {
   EXPECT_EQ(nlohmann::json::parse(read(dir / "entry.json"))["card"], "NVIDIA H200");
 }
 
+// After the search and the grid, the initial kernel, tritondx's and autotune-only's winner are
+// timed again in interleaved rounds (the stand-in's compare verb: each round 2% slower than the
+// one before, the launch-tuned kernels 1/0.54 faster).
+TEST(BenchE2E, TheChosenKernelsAreTimedAgainInInterleavedRounds) {
+  fs::path out = fresh_dir("interleaved");
+  auto r = run({TRITONDX_BINARY, "bench", "silu_mul", "--gpu", "on", "--max-candidates", "0", "--no-torch", "--rounds",
+                "5", "--out", out.string()},
+               {{"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
+                {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto entry = nlohmann::json::parse(read(out / "entries" / "elementwise__silu_mul" / "entry.json"));
+  ASSERT_TRUE(entry.contains("interleaved")) << entry.dump(2);
+  const auto& i = entry["interleaved"];
+  EXPECT_EQ(i["rounds"], 5);
+  EXPECT_EQ(i["initial_round_ms"].size(), 5u);
+  EXPECT_NEAR(i["tritondx"]["speedup"].get<double>(), 1 / 0.54, 0.03) << i.dump(2);
+  EXPECT_TRUE(i["tritondx"]["confirmed"].get<bool>());
+  EXPECT_LE(i["tritondx"]["ci95"][0].get<double>(), i["tritondx"]["speedup"].get<double>());
+  EXPECT_NEAR(i["autotune_only"]["speedup"].get<double>(), 1 / 0.54, 0.03) << i.dump(2);
+  EXPECT_NEAR(i["tritondx_over_autotune"]["speedup"].get<double>(), 1.0, 0.02);
+  EXPECT_FALSE(i["tritondx_over_autotune"]["confirmed"].get<bool>());
+  std::string md = read(out / "summary.md");
+  EXPECT_NE(md.find("| interleaved rounds: speedup over the initial kernel (geomean, median) |"), std::string::npos) << md;
+}
+
 // --stop-after: the entry started before the limit finishes, the next one does not start, and a
 // second run resumes with it.
 TEST(BenchE2E, StopAfterFinishesTheStartedEntryAndStartsNoOther) {

@@ -96,7 +96,7 @@ TEST(BenchSummary, MarkdownListsEveryEntryAndTheFailures) {
   entries.push_back({{"entry", "c/failed"}, {"status", "failed"}, {"bench_revision", kBenchRevision}, {"error", "the original kernel cannot be optimized"}});
   auto s = summarize_bench(entries, 41);
   std::string md = render_bench_markdown(s, entries);
-  EXPECT_NE(md.find("| a/one | 4.0000 | 1.0000 | 4.00x | 80% | 2.0000 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| a/one | 4.0000 | 1.0000 | 4.00x | - | 80% | 2.0000 |"), std::string::npos) << md;
   EXPECT_NE(md.find("## Failures"), std::string::npos);
   EXPECT_NE(md.find("c/failed: the original kernel cannot be optimized"), std::string::npos);
   std::string svg = render_speedup_svg(s);
@@ -132,13 +132,45 @@ TEST(BenchSummary, SpeedTargetsSayWhatTheRooflineFloorAllows) {
   // The entries table gives the initial kernel's roofline fraction next to tritondx's.
   entries[0]["initial"]["roofline_fraction"] = 0.125;
   md = render_bench_markdown(s, entries);
-  EXPECT_NE(md.find("| a/far | 8.0000 | 2.0000 | 4.00x | 12% -> 50% | 4.0000 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| a/far | 8.0000 | 2.0000 | 4.00x | - | 12% -> 50% | 4.0000 |"), std::string::npos) << md;
 
   // Far enough from the floor, the target is reachable.
   entries = {with_floor(measured("b/far", 8.0, 2.0, 4.0, 3.0, 0.5, 10, "L1"), 1.0)};
   s = summarize_bench(entries, 41);
   EXPECT_TRUE(s["targets"][0]["reachable"].get<bool>());
   EXPECT_TRUE(s["targets"][2]["reachable"].get<bool>());
+}
+
+// The interleaved rounds: their speedups are summarized apart, with the confirmed wins, and each
+// entry's row gives its interval.
+TEST(BenchSummary, InterleavedRoundsAreSummarizedWithTheirConfirmedWins) {
+  auto with_rounds = [](nlohmann::json e, double speedup, bool confirmed, double vs_autotune, bool confirmed_vs) {
+    e["interleaved"] = {{"tritondx", {{"speedup", speedup}, {"ci95", {speedup * 0.98, speedup * 1.01}}, {"confirmed", confirmed}}},
+                        {"tritondx_over_autotune", {{"speedup", vs_autotune}, {"confirmed", confirmed_vs}}}};
+    return e;
+  };
+  std::vector<nlohmann::json> entries{
+      with_rounds(measured("a/one", 4.0, 1.0, 2.0, 1.5, 0.8, 10, "L1"), 3.9, true, 1.9, true),
+      with_rounds(measured("a/two", 1.0, 0.98, 1.0, 1.5, 0.8, 10, "L1"), 1.01, false, 1.0, false),
+      measured("a/three", 2.0, 1.0, 2.0, 1.5, 0.8, 10, "L1"),  // measured before the rounds existed
+  };
+  auto s = summarize_bench(entries, 41);
+  EXPECT_EQ(s["interleaved"]["entries"], 2u);
+  EXPECT_NEAR(s["interleaved"]["geomean_speedup"].get<double>(), std::sqrt(3.9 * 1.01), 1e-9);
+  EXPECT_EQ(s["interleaved"]["confirmed_wins"], 1);
+  EXPECT_NEAR(s["interleaved"]["vs_autotune_geomean"].get<double>(), std::sqrt(1.9 * 1.0), 1e-9);
+  EXPECT_EQ(s["interleaved"]["confirmed_wins_vs_autotune"], 1);
+  std::string md = render_bench_markdown(s, entries);
+  EXPECT_NE(md.find("| interleaved rounds: speedup over the initial kernel (geomean, median) | 1.98x, 2.46x over 2 "
+                    "entries; a confirmed win (>= 1.05x, 95% interval above 1) on 1 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| a/one | 4.0000 | 1.0000 | 4.00x | 3.90x [3.82, 3.94] | 80% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| a/three | 2.0000 | 1.0000 | 2.00x | - | 80% |"), std::string::npos) << md;
+
+  md = render_bench_markdown(summarize_bench({measured("b/old", 2.0, 1.0, 2.0, 1.5, 0.8, 10, "L1")}, 41),
+                             {measured("b/old", 2.0, 1.0, 2.0, 1.5, 0.8, 10, "L1")});
+  EXPECT_NE(md.find("not measured: no entry result has them yet"), std::string::npos) << md;
 }
 
 // An entry whose search stayed at the L1 escalation but kept a rewrite of an L3 finding (a

@@ -1,5 +1,6 @@
 """On a GPU: the benchmark's bridge verbs (`sweep` for the autotune-only grid, `baselines` for
-torch eager and torch.compile) measure real runs. Skips cleanly without a CUDA device."""
+torch eager and torch.compile, `compare` for the interleaved rounds, `device`) measure real runs.
+Skips cleanly without a CUDA device."""
 import json
 import os
 import subprocess
@@ -38,3 +39,19 @@ def test_baselines_times_eager_and_compiled_reference():
     assert reply["compile_error"] is None, reply["compile_error"]
     assert reply["compile_correct"] is True
     assert reply["compile"]["median_ms"] > 0
+
+
+def test_compare_times_versions_in_rounds_and_a_kernel_ties_with_itself():
+    path = os.path.join(ROOT, "examples", "vector_add.py")
+    reply = call("compare", {"tasks": [path, path], "rounds": 5, "min_ms": 20})
+    assert reply["ok"], reply
+    assert reply["device"] == torch.cuda.get_device_name()
+    a, b = (t["round_ms"] for t in reply["tasks"])
+    assert len(a) == len(b) == 5 and min(a + b) > 0
+    ratios = sorted(x / y for x, y in zip(a, b))
+    assert 0.9 < ratios[2] < 1.1, ratios  # the same kernel: a median ratio near 1
+
+
+def test_device_names_the_card():
+    reply = call("device", {})
+    assert reply["ok"] and reply["device"] == torch.cuda.get_device_name(), reply

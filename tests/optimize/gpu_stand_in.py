@@ -2,9 +2,10 @@
 """A stand-in GPU for the optimizer's end-to-end tests on a machine without one.
 
 Used as TRITONDX_PYTHON: `gpu_stand_in.py -m tritondx_bridge <verb>` answers the GPU verbs
-(`run`, `sweep`, `device`) the way the bridge does, in the same reply format (python/tritondx_bridge/
-run_verb.py, sweep_verb.py, device_verb.py), and hands every other invocation (capture, compile, ast, ...) to
-the real interpreter named by STAND_IN_PYTHON. Every kernel is reported correct. Its time
+(`run`, `sweep`, `compare`, `device`) the way the bridge does, in the same reply format
+(python/tritondx_bridge/run_verb.py, sweep_verb.py, compare_verb.py, device_verb.py), and hands
+every other invocation (capture, compile, ast, ...) to the real interpreter named by
+STAND_IN_PYTHON. Every kernel is reported correct. Its time
 is made up from the launch parameters in the task's source, so a test knows which variant is
 fastest:
 
@@ -57,11 +58,26 @@ def run_reply(request):
     return reply
 
 
+def compare_reply(request):
+    """Each round runs 2% slower than the one before (drift common to the round), with a little
+    noise per version, around fake_ms of each version's source."""
+    rounds = int(request.get("rounds", 7))
+    tasks = []
+    for i, path in enumerate(request.get("tasks", [])):
+        with open(path) as f:
+            ms = fake_ms(f.read())
+        tasks.append({"task": path, "round_ms": [ms * (1 + 0.02 * r) * (1 + 0.005 * ((r * 7 + i * 3) % 5 - 2))
+                                                 for r in range(rounds)]})
+    return {"device": DEVICE, "rounds": rounds, "input_sets": 1, "tasks": tasks}
+
+
 def main(argv):
-    if argv[1:3] == ["-m", "tritondx_bridge"] and len(argv) == 4 and argv[3] in ("run", "sweep", "device"):
+    if argv[1:3] == ["-m", "tritondx_bridge"] and len(argv) == 4 and argv[3] in ("run", "sweep", "device", "compare"):
         request = json.loads(sys.stdin.read() or "{}")
         if argv[3] == "run":
             reply = {"ok": True, **run_reply(request)}
+        elif argv[3] == "compare":
+            reply = {"ok": True, **compare_reply(request)}
         elif argv[3] == "device":
             reply = {"ok": True, "device": DEVICE, "capability": [9, 0]}
         else:

@@ -133,3 +133,15 @@ def test_device_names_the_card_the_run_verb_records():
         assert reply["device"] == torch.cuda.get_device_name() and len(reply["capability"]) == 2, reply
     else:
         assert reply["device"] == "" and reply["capability"] is None, reply
+
+
+def test_compare_needs_two_versions_and_a_gpu():
+    import torch
+    path = os.path.join(ROOT, "examples", "vector_add.py")
+    reply = call("compare", {"tasks": [path]})
+    assert not reply["ok"] and reply["error"]["kind"] == "bad-request", reply
+    reply = call("compare", {"tasks": [path, path], "rounds": 0})
+    assert not reply["ok"] and reply["error"]["kind"] == "bad-request", reply
+    if not torch.cuda.is_available():
+        reply = call("compare", {"tasks": [path, path]})
+        assert not reply["ok"] and reply["error"]["kind"] == "no-gpu", reply

@@ -41,6 +41,10 @@ Runner add_bench_command(CLI::App& app) {
   cmd->add_option("--max-seconds", o.max_seconds, "tritondx's search time per entry")->check(CLI::PositiveNumber);
   cmd->add_flag("--no-autotune", [run](int64_t) { run->options.autotune = false; }, "Skip the autotune-only grid");
   cmd->add_flag("--no-torch", [run](int64_t) { run->options.torch = false; }, "Skip torch eager and torch.compile");
+  cmd->add_option("--rounds", o.rounds,
+                  "Interleaved rounds timing the initial kernel, tritondx's and autotune-only's again side by "
+                  "side in one process (0: skip)")
+      ->check(CLI::Range(0, 100));
   cmd->add_option("--stop-after", o.stop_after,
                   "Start no entry after this many seconds; the started ones finish (resume by running again)")
       ->check(CLI::PositiveNumber);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tritondx/bench/bench_interleaved.h"
 #include "tritondx/bench/bench_summary.h"
 #include "tritondx/optimize/launch_grid.h"
 #include "tritondx/ir/program.h"
@@ -228,6 +229,14 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
     } else {
       out["torch"] = {{"error", b.error().diagnostic.to_string()}};
     }
+  }
+  // 5: the kernels chosen above, timed again side by side in interleaved rounds.
+  if (measured && options.rounds > 0) {
+    InterleavedKernels kernels{entry.path, "", fs::exists(dir / "autotune_best.py") ? (dir / "autotune_best.py").string() : ""};
+    if (out.contains("tritondx") && out["tritondx"].contains("optimized_kernel"))
+      kernels.tritondx = (dir / out["tritondx"]["optimized_kernel"].get<std::string>()).string();
+    if (!kernels.tritondx.empty() && !fs::exists(kernels.tritondx)) kernels.tritondx.clear();
+    if (auto part = interleaved_part(bridge, kernels, options.rounds); !part.is_null()) out["interleaved"] = part;
   }
   return finish(measured ? "ok" : "unmeasured");
 }

@@ -26,6 +26,7 @@ struct BenchOptions {
   std::string target = "nvidia-h200";
   std::string command;               // the command line, recorded in every result
   bool allow_mixed_cards = false;    // --merge: also take entries measured on another card
+  int rounds = 7;                    // interleaved rounds of initial / tritondx / autotune-only (0: none)
 };
 
 // What an entry's result measures, as a number: bumped when that changes, so that results of an

@@ -187,7 +187,9 @@ int run_workers(const BenchRun& run, const std::vector<std::string>& gpus) {
                                 "--max-seconds",
                                 fmt::format("{}", o.max_seconds),
                                 "--target",
-                                o.target};
+                                o.target,
+                                "--rounds",
+                                std::to_string(o.rounds)};
   if (!o.autotune) base.push_back("--no-autotune");
   if (!o.torch) base.push_back("--no-torch");
   if (o.stop_after > 0) base.insert(base.end(), {"--stop-after", fmt::format("{}", o.stop_after)});

@@ -99,6 +99,9 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
   // What the speedups would be if every kernel ran at its roofline floor: the most any rewrite
   // of these initial kernels can reach (1x for a kernel measured at or below its floor).
   std::vector<double> ceilings, ceilings_vs_autotune;
+  // The interleaved rounds (bench_interleaved.h): the chosen kernels timed again side by side.
+  std::vector<double> interleaved, interleaved_vs_autotune;
+  int interleaved_wins = 0, interleaved_wins_vs_autotune = 0;
   int above2 = 0, above5 = 0, wins_autotune = 0, compared_autotune = 0, wins_compile = 0, compared_compile = 0;
   int near_compile = 0;  // not faster, but within kTieFraction: a tie at the same bandwidth
   int near_autotune = 0;  // the same against autotune-only
@@ -136,6 +139,14 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
       ceilings.push_back(std::max(1.0, initial_ms / floor_ms));
     if (double a = entry_number(e, {"autotune_only", "median_ms"}); floor_ms > 0 && a > 0)
       ceilings_vs_autotune.push_back(std::max(1.0, a / floor_ms));
+    if (double x = entry_number(e, {"interleaved", "tritondx", "speedup"}); x > 0) {
+      interleaved.push_back(x);
+      interleaved_wins += e["interleaved"]["tritondx"].value("confirmed", false) ? 1 : 0;
+    }
+    if (double x = entry_number(e, {"interleaved", "tritondx_over_autotune", "speedup"}); x > 0) {
+      interleaved_vs_autotune.push_back(x);
+      interleaved_wins_vs_autotune += e["interleaved"]["tritondx_over_autotune"].value("confirmed", false) ? 1 : 0;
+    }
     double best_ms = entry_number(e, {"tritondx", "median_ms"});
     if (double a = entry_number(e, {"autotune_only", "median_ms"}); a > 0 && best_ms > 0) {
       ++compared_autotune;
@@ -181,6 +192,14 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
                      {"geomean_speedup", geomean(ceilings)},
                      {"median_speedup", median(ceilings)},
                      {"vs_autotune_geomean", geomean(ceilings_vs_autotune)}}},
+                   {"interleaved",
+                    {{"entries", interleaved.size()},
+                     {"geomean_speedup", geomean(interleaved)},
+                     {"median_speedup", median(interleaved)},
+                     {"confirmed_wins", interleaved_wins},
+                     {"vs_autotune_entries", interleaved_vs_autotune.size()},
+                     {"vs_autotune_geomean", geomean(interleaved_vs_autotune)},
+                     {"confirmed_wins_vs_autotune", interleaved_wins_vs_autotune}}},
                    {"histogram", hist_json},
                    {"failures", failures},
                    {"unmeasured", unmeasured},
@@ -227,6 +246,15 @@ std::string roofline_cell(const nlohmann::json& e) {
   return initial > 0 ? percent(initial) + " -> " + percent(best) : percent(best);
 }
 
+// "2.18x [2.15, 2.21]": the interleaved rounds' speedup and its 95% interval.
+std::string interleaved_cell(const nlohmann::json& e) {
+  const double x = entry_number(e, {"interleaved", "tritondx", "speedup"});
+  if (x <= 0) return "-";
+  const auto& ci = e["interleaved"]["tritondx"].value("ci95", nlohmann::json::array());
+  if (!ci.is_array() || ci.size() != 2) return fmt_x(x);
+  return fmt::format("{} [{:.2f}, {:.2f}]", fmt_x(x), ci[0].get<double>(), ci[1].get<double>());
+}
+
 }  // namespace
 
 std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlohmann::json>& entries) {
@@ -255,6 +283,19 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
                     s["compared_with_torch_compile"].get<int>(), s["within_1pct_of_torch_compile"].get<int>());
   md << fmt::format("| median GPU evaluations per entry (tritondx) | {:.0f} |\n", s["median_gpu_evaluations"].get<double>());
   md << fmt::format("| median wall time per entry (all peers) | {:.0f} s |\n", s["median_wall_seconds"].get<double>());
+  if (const auto& i = s.value("interleaved", nlohmann::json::object()); i.value("entries", 0) > 0) {
+    md << fmt::format("| interleaved rounds: speedup over the initial kernel (geomean, median) | {}, {} over {} "
+                      "entries; a confirmed win (>= 1.05x, 95% interval above 1) on {} |\n",
+                      fmt_x(i["geomean_speedup"]), fmt_x(i["median_speedup"]), i["entries"].get<size_t>(),
+                      i["confirmed_wins"].get<int>());
+    md << fmt::format("| interleaved rounds: tritondx over autotune-only (geomean) | {} over {} entries; a confirmed "
+                      "win on {} |\n",
+                      fmt_x(i["vs_autotune_geomean"]), i["vs_autotune_entries"].get<size_t>(),
+                      i["confirmed_wins_vs_autotune"].get<int>());
+  } else {
+    md << "| interleaved rounds (the chosen kernels timed again side by side) | not measured: no entry result has "
+          "them yet |\n";
+  }
   std::string reach;
   for (const auto& [level, count] : s["ladder_reach"].items()) reach += fmt::format("{}{} {}", reach.empty() ? "" : ", ", level, count.get<int>());
   md << fmt::format("| ladder reach (entries per highest level used) | {} |\n\n", reach.empty() ? "-" : reach);
@@ -273,9 +314,11 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
                       s["at_roofline_floor"]["entries"].get<size_t>());
   md << "\n## Entries\n\nTimes are medians in ms of flushed per-call CUDA events, all measured in the same run. "
         "Speedups are over the initial kernel.\n\n"
-        "The roofline column is the initial kernel's fraction of its roofline floor, then tritondx's.\n\n"
-        "| entry | initial | tritondx | speedup | roofline | autotune-only | torch eager | torch.compile | ladder | GPU evals | path |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "The roofline column is the initial kernel's fraction of its roofline floor, then tritondx's. The "
+        "interleaved column is the speedup when the initial kernel and tritondx's were timed again in rounds, "
+        "side by side in one process, with its 95% interval.\n\n"
+        "| entry | initial | tritondx | speedup | interleaved | roofline | autotune-only | torch eager | torch.compile | ladder | GPU evals | path |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& e : entries) {
     std::string status = e.value("status", "");
     std::string path;
@@ -286,9 +329,9 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
     if (status == "unmeasured") path = "not measured (no GPU)";
     else if (bench_revision(e) != kBenchRevision)
       path = fmt::format("stale: bench revision {} (now {}), not counted; run again", bench_revision(e), kBenchRevision);
-    md << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", e.value("entry", ""),
+    md << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", e.value("entry", ""),
                       format_ms(entry_number(e, {"initial", "median_ms"})), format_ms(entry_number(e, {"tritondx", "median_ms"})),
-                      fmt_x(entry_number(e, {"tritondx", "speedup"})),
+                      fmt_x(entry_number(e, {"tritondx", "speedup"})), interleaved_cell(e),
                       roofline_cell(e),
                       format_ms(entry_number(e, {"autotune_only", "median_ms"})), format_ms(entry_number(e, {"torch", "eager", "median_ms"})),
                       format_ms(entry_number(e, {"torch", "compile", "median_ms"})),
