@@ -6,7 +6,8 @@
 # The device copies at most 64 MiB of tree: when bench/results/store.sqlite makes it larger,
 # move the store aside for the call (entries resume from their entry.partial.json without it;
 # only a search cut mid-way needs its run in the store) and merge the returned store into it
-# afterwards with `tritondx bench --merge`.
+# afterwards with `tritondx bench --merge`. `bash tools/device_bench.sh --confirm` only times the
+# kernels of the entries already measured on this card again, in interleaved rounds.
 set -u
 export TRITONDX_PYTHON=python3 PYTHONUNBUFFERED=1
 out=${OUT:-/tmp/out}
@@ -15,4 +16,4 @@ mkdir -p bench/results
 timeout "${TDX_BENCH_SECONDS:-420}" ./build-dev/tritondx bench --gpu on --out bench/results "$@" > "$out/bench.log" 2>&1
 echo "bench exit $? (124: cut by TDX_BENCH_SECONDS; finished entries are kept)"
 tar czf "$out/bench.tgz" bench/results
-grep -E '^\[' "$out/bench.log" | grep -v ' \.\.\.$' | tail -n 20
+grep -E '^\[|interleaved rounds' "$out/bench.log" | grep -v ' \.\.\.$' | tail -n 45

@@ -399,6 +399,31 @@ TEST(BenchE2E, TheChosenKernelsAreTimedAgainInInterleavedRounds) {
   EXPECT_FALSE(i["tritondx_over_autotune"]["confirmed"].get<bool>());
   std::string md = read(out / "summary.md");
   EXPECT_NE(md.find("| interleaved rounds: speedup over the initial kernel (geomean, median) |"), std::string::npos) << md;
+
+  // --confirm adds the rounds to a result measured before they existed, on the same card only.
+  entry.erase("interleaved");
+  std::ofstream(out / "entries" / "elementwise__silu_mul" / "entry.json") << entry.dump(2);
+  std::map<std::string, std::string> env{
+      {"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
+      {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}};
+  std::vector<std::string> confirm{TRITONDX_BINARY, "bench", "silu_mul", "--confirm", "--rounds", "3", "--out", out.string()};
+  env["STAND_IN_DEVICE"] = "NVIDIA H200";
+  auto elsewhere = run(confirm, env);
+  EXPECT_EQ(elsewhere.exit_code, 0) << elsewhere.out << elsewhere.err;
+  EXPECT_NE(elsewhere.out.find("elementwise/silu_mul: measured on stand-in GPU (tests/optimize/gpu_stand_in.py), and "
+                               "the GPU here is NVIDIA H200: not confirmed here"),
+            std::string::npos)
+      << elsewhere.out;
+  env.erase("STAND_IN_DEVICE");
+  auto confirmed = run(confirm, env);
+  ASSERT_EQ(confirmed.exit_code, 0) << confirmed.out << confirmed.err;
+  EXPECT_NE(confirmed.out.find("elementwise/silu_mul: 3 interleaved rounds: tritondx 1.8"), std::string::npos)
+      << confirmed.out;
+  auto after = nlohmann::json::parse(read(out / "entries" / "elementwise__silu_mul" / "entry.json"));
+  EXPECT_EQ(after["interleaved"]["rounds"], 3);
+  EXPECT_EQ(after["tritondx"], entry["tritondx"]);  // the search's part is kept as it was
+  auto again = run(confirm, env);
+  EXPECT_NE(again.out.find("already has its interleaved rounds"), std::string::npos) << again.out;
 }
 
 // --stop-after: the entry started before the limit finishes, the next one does not start, and a

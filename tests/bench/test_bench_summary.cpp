@@ -173,6 +173,25 @@ TEST(BenchSummary, InterleavedRoundsAreSummarizedWithTheirConfirmedWins) {
   EXPECT_NE(md.find("not measured: no entry result has them yet"), std::string::npos) << md;
 }
 
+// Merging: a result started later wins; of the same measurement, the one whose interleaved
+// rounds were measured later (bench --confirm run elsewhere) wins.
+TEST(BenchMerge, ALaterMeasurementOrLaterRoundsReplaceTheHeldResult) {
+  nlohmann::json held{{"started", "2026-12-03T10:00:00Z"}};
+  nlohmann::json later{{"started", "2026-12-04T10:00:00Z"}};
+  EXPECT_TRUE(newer_result(later, held));
+  EXPECT_FALSE(newer_result(held, later));
+  EXPECT_FALSE(newer_result(held, held));
+  EXPECT_TRUE(newer_result(held, nullptr));
+  nlohmann::json confirmed = held;
+  confirmed["interleaved"] = {{"measured_at", "2026-12-06T10:00:00Z"}};
+  EXPECT_TRUE(newer_result(confirmed, held));
+  EXPECT_FALSE(newer_result(held, confirmed));
+  nlohmann::json reconfirmed = held;
+  reconfirmed["interleaved"] = {{"measured_at", "2026-12-07T10:00:00Z"}};
+  EXPECT_TRUE(newer_result(reconfirmed, confirmed));
+  EXPECT_FALSE(newer_result(confirmed, reconfirmed));
+}
+
 // An entry whose search stayed at the L1 escalation but kept a rewrite of an L3 finding (a
 // compiler-confirmed finding is used early) counts as reaching L3.
 TEST(BenchSummary, LadderReachCountsTheLevelOfTheBestPath) {

@@ -21,6 +21,7 @@ Runner add_bench_command(CLI::App& app) {
   auto shard = std::make_shared<std::string>("1/1");
   auto list = std::make_shared<bool>(false);
   auto summary_only = std::make_shared<bool>(false);
+  auto confirm = std::make_shared<bool>(false);
   auto workers = std::make_shared<int>(1);
   auto gpus = std::make_shared<std::vector<std::string>>();
   auto worker = std::make_shared<std::string>();
@@ -51,6 +52,9 @@ Runner add_bench_command(CLI::App& app) {
   cmd->add_flag("--force", o.force, "Redo entries that already have a result for their current source");
   cmd->add_flag("--list", *list, "List the shard's entries and whether each has a result; run nothing");
   cmd->add_flag("--summary-only", *summary_only, "Only rewrite summary.{json,md} and speedups.svg from the results");
+  cmd->add_flag("--confirm", *confirm,
+                "Only time the kernels of entries already measured on this GPU again in interleaved rounds "
+                "(initial, tritondx, autotune-only) and add them to their results");
   cmd->add_option("--workers", *workers, "Worker processes, one per GPU, sharing a queue")->check(CLI::Range(1, 64));
   cmd->add_option("--gpus", *gpus, "The GPUs the workers are pinned to (CUDA_VISIBLE_DEVICES), default 0..workers-1")
       ->delimiter(',');
@@ -61,7 +65,7 @@ Runner add_bench_command(CLI::App& app) {
   cmd->add_option("--worker", *worker, "(internal) run as this worker of the queue given by --queue")->group("");
   cmd->add_option("--queue", *queue, "(internal) the workers' queue")->group("");
   cmd->add_option("--target", o.target, "Target description under targets/");
-  return [run, filters, shard, list, summary_only, workers, gpus, worker, queue, merge] {
+  return [run, filters, shard, list, summary_only, confirm, workers, gpus, worker, queue, merge] {
     auto& o = run->options;
     auto s = parse_shard(*shard);
     if (!s) {
@@ -83,8 +87,9 @@ Runner add_bench_command(CLI::App& app) {
       std::cerr << "error: cannot create " << o.out_dir << ": " << ec.message() << "\n";
       return 2;
     }
-    o.command = fmt::format("tritondx bench --shard {} --max-candidates {} --gpu {}{}{}", *shard, o.max_candidates,
-                            run->gpu_mode, o.autotune ? "" : " --no-autotune", o.torch ? "" : " --no-torch");
+    o.command = fmt::format("tritondx bench --shard {} --max-candidates {} --gpu {}{}{} --rounds {}", *shard,
+                            o.max_candidates, run->gpu_mode, o.autotune ? "" : " --no-autotune",
+                            o.torch ? "" : " --no-torch", o.rounds);
     for (const auto& f : *filters) o.command += " " + f;
     if (!merge->empty()) return merge_results(*run, *merge);
     if (*summary_only) return write_bench_summary(o.out_dir, static_cast<int>(all->size())) ? 0 : 1;
@@ -105,6 +110,7 @@ Runner add_bench_command(CLI::App& app) {
         std::cout << e.id << (stored_result(o, e, o.gpu != GpuMode::Off) ? "  (done)" : "") << "\n";
       return 0;
     }
+    if (*confirm) return run_confirm(*run);
     auto pinned = worker_gpus(*workers, *gpus);
     if (!pinned) {
       std::cerr << "error: " << pinned.error().message << "\n";

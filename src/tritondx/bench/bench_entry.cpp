@@ -25,10 +25,6 @@ namespace fs = std::filesystem;
 // The file's text, empty when it cannot be read.
 std::string read_text(const fs::path& p) { return read_file(p.string(), Stage::Task).value_or(""); }
 
-std::string utc_now() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
-}
-
 std::string level_of(const std::string& rule) {
   return rule.size() > 2 && rule[0] == 'l' && std::isdigit(static_cast<unsigned char>(rule[1]))
              ? fmt::format("L{}", rule[1])
@@ -89,6 +85,20 @@ nlohmann::json tritondx_part(const OptimizeResult& r) {
 }
 
 }  // namespace
+
+std::string utc_now() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+}
+
+bool newer_result(const nlohmann::json& candidate, const nlohmann::json& held) {
+  if (!held.is_object()) return true;
+  const std::string a = candidate.value("started", ""), b = held.value("started", "");
+  if (a != b) return a > b;
+  auto rounds_at = [](const nlohmann::json& r) {
+    return r.contains("interleaved") && r["interleaved"].is_object() ? r["interleaved"].value("measured_at", "0") : "";
+  };
+  return rounds_at(candidate) > rounds_at(held);
+}
 
 std::string card_of(const nlohmann::json& result) {
   if (!result.is_object() || !result.contains("card") || !result["card"].is_string()) return "";
@@ -232,10 +242,7 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
   }
   // 5: the kernels chosen above, timed again side by side in interleaved rounds.
   if (measured && options.rounds > 0) {
-    InterleavedKernels kernels{entry.path, "", fs::exists(dir / "autotune_best.py") ? (dir / "autotune_best.py").string() : ""};
-    if (out.contains("tritondx") && out["tritondx"].contains("optimized_kernel"))
-      kernels.tritondx = (dir / out["tritondx"]["optimized_kernel"].get<std::string>()).string();
-    if (!kernels.tritondx.empty() && !fs::exists(kernels.tritondx)) kernels.tritondx.clear();
+    auto kernels = interleaved_kernels(out, entry.path, dir.string());
     if (auto part = interleaved_part(bridge, kernels, options.rounds); !part.is_null()) out["interleaved"] = part;
   }
   return finish(measured ? "ok" : "unmeasured");

@@ -40,6 +40,13 @@ inline int bench_revision(const nlohmann::json& entry) { return entry.value("ben
 // The folder of an entry's results.
 std::string entry_dir(const BenchOptions& o, const BenchEntry& e);
 
+// Now, as results record it: "2026-12-05T08:45:06Z".
+std::string utc_now();
+
+// Whether `candidate` should replace `held` as an entry's result when folders are merged: it
+// was started later, or it is the same measurement with interleaved rounds measured later.
+bool newer_result(const nlohmann::json& candidate, const nlohmann::json& held);
+
 // The GPU an entry result (entry.json, entry.partial.json) was measured on; "" when it names none.
 std::string card_of(const nlohmann::json& result);
 

@@ -1,8 +1,10 @@
 #include "tritondx/bench/bench_interleaved.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <vector>
 
+#include "tritondx/bench/bench_entry.h"
 #include "tritondx/measure/interleaved.h"
 
 namespace tdx {
@@ -16,6 +18,18 @@ double median_of(std::vector<double> xs) {
 }
 
 }  // namespace
+
+InterleavedKernels interleaved_kernels(const nlohmann::json& result, const std::string& task, const std::string& dir) {
+  namespace fs = std::filesystem;
+  InterleavedKernels k{task, "", ""};
+  if (result.contains("tritondx") && result["tritondx"].is_object() &&
+      result["tritondx"].value("optimized_kernel", nlohmann::json()).is_string()) {
+    fs::path optimized = fs::path(dir) / result["tritondx"]["optimized_kernel"].get<std::string>();
+    if (fs::exists(optimized)) k.tritondx = optimized.string();
+  }
+  if (fs::path best = fs::path(dir) / "autotune_best.py"; fs::exists(best)) k.autotune_only = best.string();
+  return k;
+}
 
 nlohmann::json interleaved_part(const Bridge& bridge, const InterleavedKernels& kernels, int rounds) {
   std::vector<std::string> paths{kernels.initial};
@@ -42,7 +56,8 @@ nlohmann::json interleaved_part(const Bridge& bridge, const InterleavedKernels& 
     j["round_ms"] = ms[other];
     return j;
   };
-  nlohmann::json out{{"rounds", reply->value("rounds", rounds)},
+  nlohmann::json out{{"measured_at", utc_now()},
+                     {"rounds", reply->value("rounds", rounds)},
                      {"device", reply->value("device", "")},
                      {"initial_ms", median_of(ms[0])},
                      {"initial_round_ms", ms[0]},

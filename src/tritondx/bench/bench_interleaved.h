@@ -18,6 +18,10 @@ struct InterleavedKernels {
   std::string autotune_only;  // autotune-only's winner; "" when it kept the initial one
 };
 
+// The kernels of an entry result written in `dir`: its task, tritondx's optimized kernel (the
+// result's tritondx.optimized_kernel, when that file exists) and autotune_best.py (when it exists).
+InterleavedKernels interleaved_kernels(const nlohmann::json& result, const std::string& task, const std::string& dir);
+
 // {"rounds", "device", "initial_ms", "tritondx": {speedup, ci95, confirmed, median_ms,
 // kept_initial?}, "autotune_only"?: {...}, "tritondx_over_autotune": {...}}; {"error"} when the
 // bridge fails; null when both kept the initial kernel (nothing to compare).

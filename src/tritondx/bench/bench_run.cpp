@@ -273,7 +273,7 @@ int merge_results(const BenchRun& run, const std::vector<std::string>& dirs) {
       if (!j.is_object()) continue;  // an entry cut short there
       fs::path target = out / "entries" / e.path().filename();
       auto have = read_result_json((target / "entry.json").string());
-      if (have.is_object() && have.value("started", "") >= j.value("started", "")) continue;
+      if (!newer_result(j, have)) continue;
       std::string card = card_of(j);
       if (!card.empty() && !cards.empty() && !cards.contains(card) && !o.allow_mixed_cards) {
         std::string here;

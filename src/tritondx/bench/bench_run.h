@@ -1,6 +1,7 @@
 // The ways `tritondx bench` runs its entries: one after another in this process; as a parent
-// with one worker process per GPU sharing a queue; as one of those workers; or merging the
-// results folders of shards run elsewhere (other hosts, a Slurm job array).
+// with one worker process per GPU sharing a queue; as one of those workers; merging the
+// results folders of shards run elsewhere (other hosts, a Slurm job array); or only timing the
+// chosen kernels of measured entries again (--confirm).
 #pragma once
 
 #include <string>
@@ -28,6 +29,10 @@ int run_worker(const BenchRun& run, const std::string& worker, const std::string
 // Copies every entry result of `dirs` into the run's results folder (a newer result of the
 // same entry and source wins) and merges their stores into its store.
 int merge_results(const BenchRun& run, const std::vector<std::string>& dirs);
+
+// Only the interleaved rounds (bench_interleaved.h), for entries already measured on the GPU this
+// process sees and not yet confirmed (all of them with --force); then the summary.
+int run_confirm(const BenchRun& run);
 
 // One line about an entry's result, for progress output.
 std::string bench_one_line(const nlohmann::json& entry);
