@@ -1,6 +1,5 @@
 #include "tritondx/bench/bench_interleaved.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <vector>
 
@@ -8,16 +7,6 @@
 #include "tritondx/measure/interleaved.h"
 
 namespace tdx {
-namespace {
-
-double median_of(std::vector<double> xs) {
-  if (xs.empty()) return 0;
-  std::sort(xs.begin(), xs.end());
-  const size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
-}
-
-}  // namespace
 
 InterleavedKernels interleaved_kernels(const nlohmann::json& result, const std::string& task, const std::string& dir) {
   namespace fs = std::filesystem;

@@ -1,6 +1,7 @@
 #include "tritondx/bench/bench_summary.h"
 
 #include "tritondx/bench/bench_entry.h"
+#include "tritondx/measure/interleaved.h"
 
 #include <fmt/format.h>
 
@@ -24,12 +25,7 @@ double geomean(const std::vector<double>& xs) {
   return std::exp(s / static_cast<double>(xs.size()));
 }
 
-double median(std::vector<double> xs) {
-  if (xs.empty()) return 0;
-  std::sort(xs.begin(), xs.end());
-  size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
-}
+double median(const std::vector<double>& xs) { return median_of(xs); }
 
 // Speedup bins of the histogram: [lo, hi).
 struct Bin {

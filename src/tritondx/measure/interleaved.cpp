@@ -5,15 +5,12 @@
 #include <random>
 
 namespace tdx {
-namespace {
-
 double median_of(std::vector<double> xs) {
+  if (xs.empty()) return 0;
   std::sort(xs.begin(), xs.end());
   const size_t n = xs.size();
   return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
 }
-
-}  // namespace
 
 InterleavedSpeedup interleaved_speedup(const std::vector<double>& base_ms, const std::vector<double>& new_ms,
                                        int resamples, unsigned seed) {

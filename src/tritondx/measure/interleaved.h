@@ -25,4 +25,7 @@ InterleavedSpeedup interleaved_speedup(const std::vector<double>& base_ms, const
 
 nlohmann::json to_json(const InterleavedSpeedup& s);
 
+// The median of `xs`; 0 when it is empty.
+double median_of(std::vector<double> xs);
+
 }  // namespace tdx
