@@ -22,6 +22,12 @@ using cli_test::read;
 using cli_test::run;
 fs::path fresh_dir(const std::string& name) { return cli_test::fresh_dir("tritondx-bench-tests", name); }
 
+// The environment that runs the bridge's GPU verbs on the stand-in (tests/optimize/gpu_stand_in.py).
+std::map<std::string, std::string> stand_in_gpu() {
+  return {{"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
+          {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}};
+}
+
 TEST(BenchE2E, WritesAnEntryResultAndKeepsItOnTheNextRun) {
   fs::path out = fresh_dir("cpu-run");
   std::vector<std::string> args{TRITONDX_BINARY, "bench",         "gelu_tanh", "--gpu",         "off",
@@ -330,9 +336,7 @@ TEST(BenchE2E, WhatWasMeasuredOnAnotherCardIsMeasuredAgain) {
   fs::path out = fresh_dir("other_card");
   std::vector<std::string> args{TRITONDX_BINARY, "bench",        "silu_mul",   "--gpu", "on",        "--max-candidates",
                                 "0",             "--no-autotune", "--no-torch", "--out", out.string()};
-  std::map<std::string, std::string> env{
-      {"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
-      {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}};
+  auto env = stand_in_gpu();
   auto first = run(args, env);
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   fs::path dir = out / "entries" / "elementwise__silu_mul";
@@ -381,10 +385,10 @@ TEST(BenchE2E, WhatWasMeasuredOnAnotherCardIsMeasuredAgain) {
 // one before, the launch-tuned kernels 1/0.54 faster).
 TEST(BenchE2E, TheChosenKernelsAreTimedAgainInInterleavedRounds) {
   fs::path out = fresh_dir("interleaved");
+  auto env = stand_in_gpu();
   auto r = run({TRITONDX_BINARY, "bench", "silu_mul", "--gpu", "on", "--max-candidates", "0", "--no-torch", "--rounds",
                 "5", "--out", out.string()},
-               {{"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
-                {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}});
+               env);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto entry = nlohmann::json::parse(read(out / "entries" / "elementwise__silu_mul" / "entry.json"));
   ASSERT_TRUE(entry.contains("interleaved")) << entry.dump(2);
@@ -403,9 +407,6 @@ TEST(BenchE2E, TheChosenKernelsAreTimedAgainInInterleavedRounds) {
   // --confirm adds the rounds to a result measured before they existed, on the same card only.
   entry.erase("interleaved");
   std::ofstream(out / "entries" / "elementwise__silu_mul" / "entry.json") << entry.dump(2);
-  std::map<std::string, std::string> env{
-      {"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
-      {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}};
   std::vector<std::string> confirm{TRITONDX_BINARY, "bench", "silu_mul", "--confirm", "--rounds", "3", "--out", out.string()};
   env["STAND_IN_DEVICE"] = "NVIDIA H200";
   auto elsewhere = run(confirm, env);
