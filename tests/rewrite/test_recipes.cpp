@@ -105,13 +105,21 @@ std::expected<Diagnosed, std::string> diagnose(const Bridge& bridge, const std::
   return d;
 }
 
+// One bridge (one Python process, started once) for every fixture: ctest runs all fixtures of
+// this suite as one test (tests/CMakeLists.txt), so Python, torch and Triton start once, not
+// once a fixture. Each fixture's task is still imported as a module of its own.
+const Bridge& fixture_bridge() {
+  static Bridge bridge(BridgeConfig::from_environment());
+  return bridge;
+}
+
 class RecipeFixtureTest : public ::testing::TestWithParam<RecipeFixture> {};
 
 TEST_P(RecipeFixtureTest, Expectations) {
   const auto& fx = GetParam();
   const Recipe* recipe = recipes().find(fx.recipe_id);
   ASSERT_NE(recipe, nullptr) << "fixture folder names no registered recipe: " << fx.recipe_id;
-  Bridge bridge(BridgeConfig::from_environment());
+  const Bridge& bridge = fixture_bridge();
   std::string tag = fx.recipe_id + "/" + fs::path(fx.path).stem().string();
   auto before = diagnose(bridge, fx.path, tag);
   ASSERT_TRUE(before.has_value()) << before.error();

@@ -71,13 +71,21 @@ const RuleRegistry& registry() {
   return r;
 }
 
+// One bridge (one Python process, started once) for every fixture: ctest runs all fixtures of
+// this suite as one test (tests/CMakeLists.txt), so Python, torch and Triton start once, not
+// once a fixture. Each fixture's task is still imported as a module of its own.
+const Bridge& fixture_bridge() {
+  static Bridge bridge(BridgeConfig::from_environment());
+  return bridge;
+}
+
 class RuleFixtureTest : public ::testing::TestWithParam<RuleFixture> {};
 
 TEST_P(RuleFixtureTest, Expectations) {
   const auto& fx = GetParam();
   const Rule* rule = registry().find(fx.rule_id);
   ASSERT_NE(rule, nullptr) << "fixture folder names no registered rule: " << fx.rule_id;
-  Bridge bridge(BridgeConfig::from_environment());
+  const Bridge& bridge = fixture_bridge();
   SessionOptions options;
   options.task_path = fx.path;
   options.artifacts_dir = (fs::temp_directory_path() / "tritondx-rule-tests" / fx.rule_id /
