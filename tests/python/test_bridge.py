@@ -150,19 +150,16 @@ def test_compare_needs_two_versions_and_a_gpu():
 def test_each_kernel_gets_its_own_pass_dumps_in_one_process(tmp_path):
     """Triton writes every MLIR dump of a process to the MLIR_DUMP_PATH of its first dumping
     compile; the bridge cuts each compile's share out, so no kernel's passes.txt is missing or
-    holds another kernel's passes."""
-    sys.path.insert(0, os.path.join(ROOT, "python"))
-    from tritondx_bridge import compile as compile_verb
+    holds another kernel's passes (three kernels, compiled one after another in one process)."""
     task = os.path.join(ROOT, "tests", "fixtures", "tasks", "cumsum_guarded_blocks.py")
-    names = []
-    for round_ in range(2):  # twice in one process: the second round's dumps are the same again
-        reply = compile_verb.compile_verb({"task": task, "out_dir": str(tmp_path / str(round_)), "pass_dumps": True})
-        kernels = reply["kernels"]
-        names = [k["kernel"] for k in kernels]
-        assert len(set(names)) >= 2, names
-        for k in kernels:
-            with open(k["files"]["passes"]) as f:
-                text = f.read()
-            assert f"@{k['kernel']}" in text, k["kernel"]
-            others = [n for n in names if n != k["kernel"] and f"@{n}(" in text]
-            assert not others, (k["kernel"], others)
+    reply = call("compile", {"task": task, "out_dir": str(tmp_path), "pass_dumps": True})
+    assert reply["ok"], reply
+    kernels = reply["kernels"]
+    names = [k["kernel"] for k in kernels]
+    assert len(set(names)) == 3, names
+    for k in kernels:
+        with open(k["files"]["passes"]) as f:
+            text = f.read()
+        assert f"@{k['kernel']}" in text, k["kernel"]
+        others = [n for n in names if n != k["kernel"] and f"@{n}(" in text]
+        assert not others, (k["kernel"], others)
