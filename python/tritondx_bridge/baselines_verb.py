@@ -36,9 +36,7 @@ def baselines_verb(request):
 def _baselines_on_gpu(task, request):
     seed = int(request.get("seed", 1234))
     inputs = verify.make_inputs(task, seed + 100)
-    sets = [inputs]
-    if verify.tensor_bytes(inputs) * 2 < timing.L2_BYTES:
-        sets += [verify.make_inputs(task, seed + 101 + i) for i in range(3)]
+    sets = timing.rotated_input_sets(task, inputs, seed)
     name = "torch_baseline" if callable(getattr(task.module, "torch_baseline", None)) else "reference"
     baseline = task.function(name)
     reply = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "function": name,

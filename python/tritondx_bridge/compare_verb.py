@@ -36,9 +36,7 @@ def compare_verb(request):
 def _compare_on_gpu(tasks, request, rounds):
     seed = int(request.get("seed", 1234))
     inputs = verify.make_inputs(tasks[0], seed + 100)
-    sets = [inputs]
-    if verify.tensor_bytes(inputs) * 2 < timing.L2_BYTES:
-        sets += [verify.make_inputs(tasks[0], seed + 101 + i) for i in range(3)]
+    sets = timing.rotated_input_sets(tasks[0], inputs, seed)
     launches = [t.function("launch") for t in tasks]
     for launch in launches:  # compile and autotune outside the rounds
         launch(*inputs)

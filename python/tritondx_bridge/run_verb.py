@@ -54,10 +54,7 @@ def _run_on_gpu(task, request, integrity, baseline):
                                   "error": f"the integrity checks could not run: {type(e).__name__}: {e}"}
     if not correctness["passed"] or not request.get("timing", True):
         return reply
-    # Rotate independent input sets when they fit in L2 (so no call finds its inputs cached).
-    sets = [inputs]
-    if verify.tensor_bytes(inputs) * 2 < timing.L2_BYTES:
-        sets += [verify.make_inputs(task, seed + 101 + i) for i in range(3)]
+    sets = timing.rotated_input_sets(task, inputs, seed)
     reply["input_sets"] = len(sets)
     launch = task.function("launch")
     with gpu_lock.hold(gpu_lock.EXCLUSIVE):

@@ -5,8 +5,20 @@ import statistics
 
 import torch
 
+from . import verify
+
 L2_BYTES = 60 * 1024 * 1024
 FLUSH_BYTES = 256 * 1024 * 1024
+
+
+def rotated_input_sets(task, inputs, seed):
+    """`inputs` (the task's make_inputs at seed + 100), and when two of them fit in L2, three more
+    independent sets (seed + 101..103) to rotate through, so that no timed call finds its inputs
+    cached."""
+    sets = [inputs]
+    if verify.tensor_bytes(inputs) * 2 < L2_BYTES:
+        sets += [verify.make_inputs(task, seed + 101 + i) for i in range(3)]
+    return sets
 
 
 def _percentile(xs, q):
