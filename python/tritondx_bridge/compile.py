@@ -121,11 +121,11 @@ def compile_launch(task, launch, target, out_dir, pass_dumps, remarks, index):
     kernel_info = task.kernels.get(launch.name)
     stem = os.path.join(out_dir, f"{launch.name}.{index}" if index else launch.name)
     cache_dir = tempfile.mkdtemp(prefix="tritondx-cache-")
-    dump_path = _process_dump_path()
-    dump_offset = os.path.getsize(dump_path) if pass_dumps and os.path.exists(dump_path) else 0
+    dump_path = _process_dump_path() if pass_dumps else None
+    dump_offset = os.path.getsize(dump_path) if dump_path else 0
     env = {"TRITON_CACHE_DIR": cache_dir, "TRITON_ALWAYS_COMPILE": "1", "TRITON_DUMP_PTXAS_LOG": "1",
            "MLIR_ENABLE_DUMP": "1" if pass_dumps else None,
-           "MLIR_DUMP_PATH": dump_path if pass_dumps else None,
+           "MLIR_DUMP_PATH": dump_path,
            "MLIR_ENABLE_DIAGNOSTICS": "warnings,remarks" if remarks else None}
     saved = _env(env)
     src = triton.compiler.ASTSource(launch.fn, launch.signature, launch.constexprs, launch.attrs)
