@@ -699,11 +699,12 @@ Expected<OptimizeResult> Search::run() {
     // Cut while starting (the store, the bridge): what was evaluated is kept, and says so only
     // when --resume can continue it (not for a rejected original or a refused resume).
     Diagnostic error = started.error();
-    auto record = r_.run_id ? store_->run(r_.run_id) : Expected<RunRecord>(std::unexpected(error));
-    if (record && (record->status == RunStatus::Running || record->status == RunStatus::Interrupted)) {
-      (void)store_->finish_run(r_.run_id, RunStatus::Interrupted);
-      error.message += fmt::format(" (run {} stays in {}; `--resume` continues it)", r_.run_id, r_.store_path);
-    }
+    if (r_.run_id)
+      if (auto record = store_->run(r_.run_id);
+          record && (record->status == RunStatus::Running || record->status == RunStatus::Interrupted)) {
+        (void)store_->finish_run(r_.run_id, RunStatus::Interrupted);
+        error.message += fmt::format(" (run {} stays in {}; `--resume` continues it)", r_.run_id, r_.store_path);
+      }
     return std::unexpected(error);
   }
   std::string why;
