@@ -70,12 +70,7 @@ int run_confirm(const BenchRun& run) {
               << std::flush;
   }
   std::cout << fmt::format("interleaved rounds added to {} of {} entries\n", added, run.selected.size());
-  auto written = write_bench_summary(o.out_dir, static_cast<int>(run.all.size()));
-  if (!written) {
-    std::cerr << "error: " << written.error().to_string() << "\n";
-    return 1;
-  }
-  for (const auto& p : *written) std::cout << "  wrote " << p << "\n";
+  if (int summary = write_summary(run); summary != 0) return summary;
   return failed ? 1 : 0;
 }
 

@@ -20,9 +20,6 @@
 #include "tritondx/store/store_merge.h"
 
 namespace tdx {
-namespace {
-
-namespace fs = std::filesystem;
 
 int write_summary(const BenchRun& run) {
   auto written = write_bench_summary(run.options.out_dir, static_cast<int>(run.all.size()));
@@ -33,6 +30,10 @@ int write_summary(const BenchRun& run) {
   for (const auto& p : *written) std::cout << "  wrote " << p << "\n";
   return 0;
 }
+
+namespace {
+
+namespace fs = std::filesystem;
 
 const BenchEntry* find_entry(const BenchRun& run, const std::string& id) {
   for (const auto& e : run.all)

@@ -34,6 +34,10 @@ int merge_results(const BenchRun& run, const std::vector<std::string>& dirs);
 // process sees and not yet confirmed (all of them with --force); then the summary.
 int run_confirm(const BenchRun& run);
 
+// Rewrites summary.{json,md} and speedups.svg from the results folder and says what it wrote;
+// 1 (with the error on stderr) when it could not.
+int write_summary(const BenchRun& run);
+
 // One line about an entry's result, for progress output.
 std::string bench_one_line(const nlohmann::json& entry);
 
