@@ -37,4 +37,12 @@ inline ProcessResult run(const std::vector<std::string>& args, const std::map<st
   return run_process(args, "", options);
 }
 
+// The environment that answers the bridge's GPU verbs with the stand-in GPU
+// (tests/optimize/gpu_stand_in.py), plus `extra` (STAND_IN_* settings).
+inline std::map<std::string, std::string> stand_in_gpu(std::map<std::string, std::string> extra = {}) {
+  extra["TRITONDX_PYTHON"] = std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py";
+  extra["STAND_IN_PYTHON"] = std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python";
+  return extra;
+}
+
 }  // namespace tdx::cli_test

@@ -20,13 +20,8 @@ namespace fs = std::filesystem;
 
 using cli_test::read;
 using cli_test::run;
+using cli_test::stand_in_gpu;
 fs::path fresh_dir(const std::string& name) { return cli_test::fresh_dir("tritondx-bench-tests", name); }
-
-// The environment that runs the bridge's GPU verbs on the stand-in (tests/optimize/gpu_stand_in.py).
-std::map<std::string, std::string> stand_in_gpu() {
-  return {{"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
-          {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}};
-}
 
 TEST(BenchE2E, WritesAnEntryResultAndKeepsItOnTheNextRun) {
   fs::path out = fresh_dir("cpu-run");

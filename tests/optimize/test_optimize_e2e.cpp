@@ -192,9 +192,7 @@ ProcessResult optimize_on_stand_in(const fs::path& out, const std::vector<std::s
   args.insert(args.end(), extra.begin(), extra.end());
   if (std::find(extra.begin(), extra.end(), "--max-candidates") == extra.end())
     args.insert(args.end(), {"--max-candidates", "1"});
-  env["TRITONDX_PYTHON"] = std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py";
-  env["STAND_IN_PYTHON"] = std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python";
-  return run(args, env);
+  return run(args, cli_test::stand_in_gpu(std::move(env)));
 }
 
 TEST(OptimizeE2E, LaunchTuningRunsLastAndItsWinnerIsACandidate) {
@@ -370,9 +368,7 @@ ProcessResult optimize_waiting(const fs::path& out, const std::string& wait_s) {
   std::vector<std::string> args{TRITONDX_BINARY, "optimize", std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py",
                                 "--gpu", "on", "--no-profile", "--no-tune", "--max-candidates", "2",
                                 "--max-seconds", "1", "--out", out.string()};
-  std::map<std::string, std::string> env{
-      {"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
-      {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}};
+  auto env = cli_test::stand_in_gpu();
   if (!wait_s.empty()) env["STAND_IN_GPU_WAIT_S"] = wait_s;
   return run(args, env);
 }
@@ -413,8 +409,7 @@ TEST(OptimizeE2E, CompilerConfirmedFindingsJoinTheFirstExpansion) {
                                 std::string(TRITONDX_SOURCE_DIR) + "/bench/suite/matmul/matmul_fp32.py",
                                 "--gpu", "on", "--no-profile", "--no-tune", "--max-candidates", "1",
                                 "--out", out.string()};
-  auto r = run(args, {{"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
-                      {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}});
+  auto r = run(args, cli_test::stand_in_gpu());
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto report = nlohmann::json::parse(read(out / "report.json"));
   ASSERT_EQ(report["candidates"].size(), 2u) << report.dump(2);
@@ -437,8 +432,7 @@ TEST(OptimizeE2E, AnEnablingRewriteIsExpandedNextWithTheRecipeItEnablesFirst) {
                                 std::string(TRITONDX_SOURCE_DIR) + "/bench/suite/rotary/rotary_embedding_interleaved.py",
                                 "--gpu", "on", "--no-profile", "--no-tune", "--max-candidates", "4",
                                 "--out", out.string()};
-  auto r = run(args, {{"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
-                      {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"}});
+  auto r = run(args, cli_test::stand_in_gpu());
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto report = nlohmann::json::parse(read(out / "report.json"));
   const auto& candidates = report["candidates"];
@@ -516,9 +510,7 @@ TEST(OptimizeE2E, ConfirmedRewritesAreTriedNearTheRoofline) {
                                     "/tests/rules/l3/l3-vectorization-lost/fires_stride_and_mask.py",
                                 "--gpu", "on", "--no-profile", "--no-tune", "--max-candidates", "2", "--out",
                                 out.string()};
-  auto r = run(args, {{"TRITONDX_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/tests/optimize/gpu_stand_in.py"},
-                      {"STAND_IN_PYTHON", std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python"},
-                      {"STAND_IN_MIN_BYTES", std::to_string(static_cast<long long>(0.92e-3 * hbm))}});
+  auto r = run(args, cli_test::stand_in_gpu({{"STAND_IN_MIN_BYTES", std::to_string(static_cast<long long>(0.92e-3 * hbm))}}));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto report = nlohmann::json::parse(read(out / "report.json"));
   std::set<std::string> recipes;
