@@ -31,6 +31,10 @@ def _verbs():
         from . import device_verb
         return device_verb.device_verb(request)
 
+    def verify(request):
+        from . import verify_verb
+        return verify_verb.verify_verb(request)
+
     def sweep(request):
         from . import sweep_verb
         return sweep_verb.sweep_verb(request)
@@ -38,6 +42,7 @@ def _verbs():
     return {
         "run": run,
         "sweep": sweep,
+        "verify": verify,
         "device": device,
         "compare": compare,
         "baselines": baselines,

@@ -82,7 +82,7 @@ def _assume_divisible(fn, attrs, names, backend):
 
 
 @contextlib.contextmanager
-def _patched_runtime(launches, backend, what_if, autotune_config):
+def _patched_runtime(launches, backend, what_if, autotune_config, emulation):
     original_run = JITFunction.run
     original_autotune_run = Autotuner.run
 
@@ -92,10 +92,12 @@ def _patched_runtime(launches, backend, what_if, autotune_config):
         _apply_what_if(self, kwargs, what_if)
         for hook in self.pre_run_hooks:
             hook(*args, **kwargs)
-        binder = create_function_from_signature(self.signature, self.params, backend)
-        bound_args, specialization, options = binder(*args, **kwargs)
-        options, signature, constexprs, attrs = self._pack_args(backend, kwargs, bound_args, specialization,
-                                                                options)
+        with emulation.suspended():  # Triton's own specialization sees the real (CPU) tensors
+            binder = create_function_from_signature(self.signature, self.params, backend)
+            bound_args, specialization, options = binder(*args, **kwargs)
+            options, signature, constexprs, attrs = self._pack_args(backend, kwargs, bound_args, specialization,
+                                                                    options)
+        emulation.kernel_launched(self.fn.__name__, bound_args)
         if what_if:
             _assume_divisible(self, attrs, what_if.get("assume_divisible"), backend)
         if callable(grid):
@@ -147,7 +149,9 @@ def _make_inputs(task, device):
     return _inputs_cache[key]
 
 
-def capture_launches(task, target=None, device="cpu", what_if=None, autotune_config=None):
+def capture_launches(task, emulation, target=None, device="cpu", what_if=None, autotune_config=None):
+    """The launches of task's launch() on make_inputs(device), inside `emulation` (the context
+    cuda_emulation.emulated_cuda() yields; the task should be imported inside it too)."""
     target = target or GPUTarget("cuda", 90, 32)
     backend = make_backend(target)
     try:
@@ -159,9 +163,10 @@ def capture_launches(task, target=None, device="cpu", what_if=None, autotune_con
     if not isinstance(inputs, (tuple, list)):
         inputs = (inputs, )
     launches = []
-    with _patched_runtime(launches, backend, what_if, autotune_config):
+    with _patched_runtime(launches, backend, what_if, autotune_config, emulation):
         try:
-            task.function("launch")(*inputs)
+            # launch()'s return value: the capture verb describes it as the task's outputs.
+            task.launch_result = task.function("launch")(*inputs)
         except BridgeError:
             raise
         except Exception as e:  # noqa: BLE001

@@ -1,11 +1,16 @@
 """The `capture` verb: what the task launches, without compiling (L0 triage needs only this).
 
 Reply: {"launches": [...], "inputs": [{"kind": "tensor", "shape", "dtype", "stride", "bytes"} | {"kind": "scalar",
-        "value"}], "min_bytes": int|None, "flops": int|None, "task": {...}}
+        "value"}], "min_bytes": int|None, "flops": int|None, "task": {...},
+        "outputs": [described like the inputs: launch()'s return value, tensors of tuples/lists/dicts flattened],
+        "cuda_emulation": {"emulated": [CUDA calls the task made and the emulation answered],
+                           "host_reads": [{"file", "line", "code", "method", "kernel"}]}}
+The task is imported, its inputs made and launch() run inside cuda_emulation.emulated_cuda().
 """
 import ast
 
 from .capture import capture_launches
+from .cuda_emulation import emulated_cuda
 from .source_ast import node_json
 from .errors import BridgeError
 from .task import load_task, task_json
@@ -18,6 +23,17 @@ def describe_input(x):
     if isinstance(x, (int, float, bool)):
         return {"kind": "scalar", "value": x}
     return {"kind": type(x).__name__}
+
+
+def describe_outputs(result):
+    """launch()'s return value, one described value per tensor (tuples, lists and dicts flattened)."""
+    if result is None:
+        return []
+    if isinstance(result, dict):
+        result = list(result.values())
+    if isinstance(result, (tuple, list)):
+        return [d for item in result for d in describe_outputs(item)]
+    return [describe_input(result)]
 
 
 def launch_args(launch):
@@ -40,11 +56,13 @@ def _optional_count(task, name, inputs):
 
 
 def capture_verb(request):
-    task = load_task(request.get("task"))
-    launches, inputs = capture_launches(task, what_if=request.get("what_if"),
-                                        autotune_config=request.get("autotune_config"))
+    with emulated_cuda() as emulation:
+        task = load_task(request.get("task"))
+        launches, inputs = capture_launches(task, emulation, what_if=request.get("what_if"),
+                                            autotune_config=request.get("autotune_config"))
+        min_bytes = _optional_count(task, "bytes_moved", inputs)
+        flops = _optional_count(task, "flops", inputs)
     described = [describe_input(x) for x in inputs]
-    min_bytes = _optional_count(task, "bytes_moved", inputs)
     if min_bytes is None:
         # Inputs read once; outputs are not known without running: count inputs only and say so.
         min_bytes_source = "inputs only (the task declares no bytes_moved)"
@@ -57,7 +75,8 @@ def capture_verb(request):
         entry["args"] = launch_args(launch)
         out.append(entry)
     return {"launches": out, "inputs": described, "min_bytes": min_bytes, "min_bytes_source": min_bytes_source,
-            "flops": _optional_count(task, "flops", inputs), "task": task_json(task),
+            "flops": flops, "task": task_json(task),
+            "outputs": describe_outputs(getattr(task, "launch_result", None)), "cuda_emulation": emulation.to_json(),
             "task_info": {"path": task.path, "source": task.source,
                           "kernels": [k.to_json() for k in task.kernels.values()], "task": task_json(task),
                           "module": node_json(ast.parse(task.source, filename=task.path))}}

@@ -18,6 +18,7 @@ from triton.compiler.errors import CompilationError
 
 from . import disasm
 from .capture import capture_launches
+from .cuda_emulation import emulated_cuda
 from .errors import BridgeError
 from .fdcapture import captured_fds
 from .task import load_task, task_json
@@ -187,14 +188,15 @@ def compile_launch(task, launch, target, out_dir, pass_dumps, remarks, index):
 
 
 def compile_verb(request):
-    task = load_task(request.get("task"))
     out_dir = request.get("out_dir")
     if not out_dir:
         raise BridgeError("bad-request", "compile needs out_dir")
     os.makedirs(out_dir, exist_ok=True)
     target = GPUTarget("cuda", int(request.get("arch", 90)), 32)
-    launches, _ = capture_launches(task, target, what_if=request.get("what_if"),
-                                   autotune_config=request.get("autotune_config"))
+    with emulated_cuda() as emulation:
+        task = load_task(request.get("task"))
+        launches, _ = capture_launches(task, emulation, target, what_if=request.get("what_if"),
+                                       autotune_config=request.get("autotune_config"))
     wanted = request.get("kernel")
     if wanted and wanted not in task.kernels:
         raise BridgeError("unknown-kernel", f"the task has no kernel named '{wanted}' "
@@ -213,7 +215,8 @@ def compile_verb(request):
                                       bool(request.get("remarks")), index))
     if not kernels:
         raise BridgeError("unknown-kernel", f"launch() never launched kernel '{wanted}'", file=task.path)
-    reply = {"task": task.path, "kernels": kernels, "launches": [l.to_json() for l in launches]}
+    reply = {"task": task.path, "kernels": kernels, "launches": [l.to_json() for l in launches],
+             "cuda_emulation": emulation.to_json()}
     if request.get("include_task"):
         # Saves the C++ side a second bridge start (Python, torch and triton imports) for the task itself.
         reply["task_info"] = {"path": task.path, "source": task.source,

@@ -1,7 +1,10 @@
 """The `run` verb: correctness first, then timing, on a CUDA GPU.
 
 Request: {"task": path, "draws"?: 3, "seed"?: 1234, "min_reps"?: 100, "min_ms"?: 100, "timing"?: true,
-          "integrity"?: {"original"?: path, "gpu_profile"?: true, "device"?: "cpu"}}
+          "initial_task"?: path, "integrity"?: {"original"?: path, "gpu_profile"?: true, "device"?: "cpu"}}
+"initial_task": the frozen copy of the task as the optimization run found it; the kernel is
+verified against its launch() too (verify.py), and against it alone when the task has no
+`reference`.
 Reply:   {"device", "correctness": {...}, "timing": {...}|null, "graph": {...}|null,
           "recheck": {...}|null, "min_bytes", "flops", "input_sets",
           "integrity"?: {"passed", "violations": [{"id", "line", "message"}], "notes", ...}}
@@ -32,9 +35,16 @@ def run_verb(request):
         return _run_on_gpu(task, request, integrity, baseline)
 
 
+def load_initial(request):
+    """The initial kernel's task, when the request names its frozen copy."""
+    path = request.get("initial_task")
+    return load_task(path) if path else None
+
+
 def _run_on_gpu(task, request, integrity, baseline):
     seed = int(request.get("seed", 1234))
-    correctness = verify.check_correctness(task, int(request.get("draws", 3)), seed)
+    initial = load_initial(request)
+    correctness = verify.check_correctness(task, int(request.get("draws", 3)), seed, initial)
     reply = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "correctness": correctness,
              "timing": None, "graph": None, "recheck": None}
     inputs = verify.make_inputs(task, seed + 100)
@@ -60,7 +70,10 @@ def _run_on_gpu(task, request, integrity, baseline):
     with gpu_lock.hold(gpu_lock.EXCLUSIVE):
         reply["timing"] = timing.time_launch(launch, sets, int(request.get("min_reps", 100)),
                                              float(request.get("min_ms", 100.0)))
-        reply["graph"] = timing.time_graph(launch, inputs)
     # Correctness again on fresh inputs, after many calls (kernels that change behaviour).
-    reply["recheck"] = verify.check_correctness(task, 1, seed + 1000)
+    reply["recheck"] = verify.check_correctness(task, 1, seed + 1000, initial)
+    # Last: a launch() that cannot be captured falls back to the event timing above, and a failed
+    # capture can leave the process's CUDA state unusable for anything after it.
+    with gpu_lock.hold(gpu_lock.EXCLUSIVE):
+        reply["graph"] = timing.time_graph(launch, inputs)
     return reply

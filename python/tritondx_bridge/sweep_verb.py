@@ -1,6 +1,7 @@
 """`sweep` verb: the `run` verb over several task files in one process (a launch-parameter grid).
 
-Request: {"tasks": [path, ...], "draws"?: 2, "min_ms"?: 50.0, "min_reps"?: 50, "seed"?: 1234}
+Request: {"tasks": [path, ...], "draws"?: 2, "min_ms"?: 50.0, "min_reps"?: 50, "seed"?: 1234,
+          "initial_task"?: path (every variant is verified against it too; see run_verb)}
 Reply:   {"results": [{"task", "ok", "reply"? | "error"?}], "stopped_at"?: index, "stopped_why"?: str}
 
 Each variant is a separate module (its kernels compile on their own). A variant that raises is
@@ -23,6 +24,8 @@ def sweep_verb(request):
     for i, path in enumerate(tasks):
         one = {"task": path, "draws": int(request.get("draws", 2)), "seed": int(request.get("seed", 1234)),
                "min_ms": float(request.get("min_ms", 50.0)), "min_reps": int(request.get("min_reps", 50))}
+        if request.get("initial_task"):
+            one["initial_task"] = request["initial_task"]
         try:
             results.append({"task": path, "ok": True, "reply": run_verb.run_verb(one)})
         except BridgeError as e:

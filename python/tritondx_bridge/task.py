@@ -3,7 +3,8 @@
 A task is a Python file with:
   - one or more @triton.jit kernels (optionally under @triton.autotune / @triton.heuristics),
   - launch(*inputs): allocates outputs, launches the kernel(s), returns the output(s),
-  - reference(*inputs): the same computation in PyTorch,
+  - reference(*inputs), optional: the same computation in PyTorch; without it the task is verified
+    against its initial kernel (a frozen copy of the file as the run found it, verify.py),
   - make_inputs(device): returns the tuple of inputs at realistic sizes,
   - optionally TOLERANCE = {"rtol": float, "atol": float}, flops(*inputs), bytes_moved(*inputs).
 """
@@ -17,7 +18,6 @@ from .errors import BridgeError
 
 REQUIRED = (
     ("launch", "missing-launch", "launch(*inputs) function (it launches the kernel and returns the output)"),
-    ("reference", "missing-reference", "reference(*inputs) function (the same computation in PyTorch)"),
     ("make_inputs", "missing-input-maker", "make_inputs(device) function (it returns the inputs)"),
 )
 
@@ -67,10 +67,12 @@ def _config_json(config):
 
 
 def _unwrap_jit(obj):
+    """The JITFunction (or, under TRITON_INTERPRET, the InterpretedFunction) inside a wrapper."""
     import triton
+    from triton.runtime.interpreter import InterpretedFunction
     seen = 0
     while obj is not None and seen < 8:
-        if isinstance(obj, triton.runtime.jit.JITFunction):
+        if isinstance(obj, (triton.runtime.jit.JITFunction, InterpretedFunction)):
             return obj
         obj = getattr(obj, "fn", None)
         seen += 1
@@ -149,6 +151,12 @@ def load_task(path):
         if fn is None or not callable(fn):
             raise BridgeError(kind, f"the task has no {what}", file=path)
 
+    reference = getattr(module, "reference", None)
+    if reference is not None and not callable(reference):
+        raise BridgeError("missing-reference", "the task's `reference` is not a function (reference(*inputs) "
+                          "computes the same result in PyTorch; leave it out to verify against the initial kernel)",
+                          file=path, line=_assignment_line(tree, "reference"))
+
     tolerance = getattr(module, "TOLERANCE", None)
     if tolerance is not None:
         if not isinstance(tolerance, dict) or not set(tolerance) <= {"rtol", "atol"} or not all(
@@ -173,6 +181,7 @@ def task_json(task):
         "tolerance": tolerance,
         "has_flops": callable(getattr(task.module, "flops", None)),
         "has_bytes": callable(getattr(task.module, "bytes_moved", None)),
+        "has_reference": callable(getattr(task.module, "reference", None)),
         "doc": (task.module.__doc__ or "").strip(),
     }
 

@@ -63,8 +63,31 @@ def time_launch(launch, input_sets, min_reps=100, min_ms=100.0, max_reps=2000, w
     return summarize(times)
 
 
+def host_synchronization(launch, inputs):
+    """Why launch() cannot be captured in a CUDA graph, found before any capture begins: it
+    synchronizes with the host (prints a tensor, `.item()`, `.cpu()`, ...). A capture that fails
+    part-way leaves torch's CUDA generator marked as capturing, and every later random tensor of
+    the process fails ("Offset increment outside graph capture"), so this is asked first."""
+    previous = torch.cuda.get_sync_debug_mode()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        launch(*inputs)
+    except RuntimeError as e:
+        return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    finally:
+        torch.cuda.set_sync_debug_mode(previous)
+        torch.cuda.synchronize()
+    return None
+
+
 def time_graph(launch, inputs, reps=50):
-    """CUDA graph replay of one launch() (flushed before each replay); None if it cannot be captured."""
+    """CUDA graph replay of one launch() (flushed before each replay); {"error", "fallback"} if it
+    cannot be captured: the kernel is then timed with CUDA events alone (time_launch)."""
+    fallback = "timed with CUDA events around each launch() call only (no graph replay)"
+    sync = host_synchronization(launch, inputs)
+    if sync:
+        return {"error": f"launch() synchronizes with the host, so it cannot be captured in a CUDA graph: {sync}",
+                "fallback": fallback}
     try:
         stream = torch.cuda.Stream()
         stream.wait_stream(torch.cuda.current_stream())
@@ -75,7 +98,7 @@ def time_graph(launch, inputs, reps=50):
         with torch.cuda.graph(graph):
             launch(*inputs)
     except Exception as e:  # noqa: BLE001 - host-side work in launch() can make capture impossible
-        return {"error": f"{type(e).__name__}: {e}"}
+        return {"error": f"{type(e).__name__}: {e}", "fallback": fallback}
     flush = torch.empty(FLUSH_BYTES, dtype=torch.int8, device="cuda")
     graph.replay()
     torch.cuda.synchronize()

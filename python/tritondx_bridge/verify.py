@@ -1,9 +1,16 @@
-"""Correctness of a task's kernel against its PyTorch reference, on the GPU.
+"""Correctness of a task's kernel against its references, on the GPU (or on the CPU under the
+Triton interpreter).
 
+The references: the task's PyTorch `reference` (computed in float64 where possible), and/or the
+initial kernel, a frozen copy of the task file as the optimization run found it (its `launch`
+on the same inputs, in their dtypes). A task without `reference` is verified against its
+initial kernel alone; with both, both are checked and each failure says which disagreed.
 Fresh random inputs for every draw (seeded, never all zeros), outputs poisoned through the
 caching allocator before the launch (NaN, then a second run with different garbage that must
-give bitwise-identical results), the reference computed in float64 where possible, tolerance
-by dtype (the task's TOLERANCE overrides), NaN/Inf never pass, inputs checked unchanged.
+give the same results: bitwise, or at tolerance where the task has no PyTorch reference and
+its kernels may legitimately differ run to run, e.g. float atomics), tolerance by dtype (the
+task's TOLERANCE overrides; integer outputs exact), NaN/Inf never pass, inputs checked
+unchanged.
 """
 import math
 
@@ -34,6 +41,10 @@ def _upcast(x):
     return x
 
 
+def has_reference(task):
+    return callable(getattr(task.module, "reference", None))
+
+
 def reference_outputs(task, inputs):
     """The reference in float64 when it accepts float64 inputs, else in the inputs' dtypes."""
     ref = task.function("reference")
@@ -60,9 +71,23 @@ def tensor_bytes(xs):
     return sum(x.numel() * x.element_size() for x in xs if torch.is_tensor(x))
 
 
-def make_inputs(task, seed):
+def run_on_copies(launch, inputs, device):
+    """launch() on copies of `inputs`: its outputs, and the copies as it left them (a kernel may
+    update its inputs in place)."""
+    args = [x.clone() if torch.is_tensor(x) else x for x in inputs]
+    out = as_tuple(launch(*args))
+    _synchronize(device)
+    return [o.clone() if torch.is_tensor(o) else o for o in out], args
+
+
+def _synchronize(device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def make_inputs(task, seed, device="cuda"):
     torch.manual_seed(seed)
-    inputs = as_tuple(task.function("make_inputs")("cuda"))
+    inputs = as_tuple(task.function("make_inputs")(device))
     for i, x in enumerate(inputs):
         if torch.is_tensor(x) and x.is_floating_point() and x.numel() > 0 and not bool(x.any()):
             raise BridgeError("bad-inputs", f"make_inputs returned an all-zero tensor (input {i}); zeros hide unwritten "
@@ -122,40 +147,84 @@ def same_values(a, b):
     return torch.equal(torch.nan_to_num(a), torch.nan_to_num(b))
 
 
-def check_correctness(task, draws=3, seed=1234):
+def _compare_all(task, outs, refs, against, what="output"):
+    if len(outs) != len(refs):
+        return [{"output": -1, "against": against,
+                 "message": f"against {against}: launch() returned {len(outs)} outputs, {against} {len(refs)}"}]
+    failures = []
+    for i, (o, r) in enumerate(zip(outs, refs)):
+        if what != "output" and not torch.is_tensor(r):
+            continue
+        f = compare(task, o, r, i)
+        if f:
+            f["against"] = against
+            text = f["message"] if what == "output" else \
+                f"input {i} as launch() left it (updated in place)" + f["message"][len(f"output {i}"):]
+            f["message"] = f"against {against}: {text}"
+            failures.append(f)
+    return failures
+
+
+def _repeat_failures(task, out_a, out_b, at_tolerance):
+    failures = []
+    for i, (a, b) in enumerate(zip(out_a, out_b)):
+        if not torch.is_tensor(a):
+            continue
+        same = compare(task, b, a, i) is None if at_tolerance and a.is_floating_point() else same_values(a, b)
+        if not same:
+            failures.append({"output": i, "message": f"output {i} differs between two runs on the same inputs "
+                             "with different garbage in fresh memory" + (" (beyond the tolerance)" if at_tolerance else "")
+                             + ": the kernel reads memory it did not write, or is nondeterministic"})
+    return failures
+
+
+def check_correctness(task, draws=3, seed=1234, initial=None, device="cuda"):
+    """`initial`: the initial kernel's task (a frozen copy of the file, loaded), or None.
+
+    With a PyTorch `reference`, launch() must leave its inputs as they were. Without one, the
+    kernel is its own specification: in-place updates of the inputs are part of its result and
+    are compared with the initial kernel's. With neither a reference nor an initial kernel only
+    the repeat check can run, and the reply says so."""
     launch = task.function("launch")
+    use_reference = has_reference(task)
     results = []
+    references = []
     for draw in range(draws):
-        inputs = make_inputs(task, seed + draw)
-        pristine = [x.clone() if torch.is_tensor(x) else x for x in inputs]
-        ref, ref_precision = reference_outputs(task, pristine)
+        inputs = make_inputs(task, seed + draw, device)
+        expected = []  # (against, outputs, inputs as launch() left them or None)
+        ref_precision = None
+        if use_reference:
+            ref, ref_precision = reference_outputs(task, [x.clone() if torch.is_tensor(x) else x for x in inputs])
+            expected.append(("the reference", ref, None))
+        if initial is not None:
+            expected.append(("the initial kernel", *run_on_copies(initial.function("launch"), inputs, device)))
+        references = [against for against, _, _ in expected]
         poison = max(tensor_bytes(inputs), 1 << 20)
-        poison_allocator(poison, float("nan"))
-        out_a = as_tuple(launch(*inputs))
-        torch.cuda.synchronize()
-        out_a = [o.clone() if torch.is_tensor(o) else o for o in out_a]
+        if device == "cuda":
+            poison_allocator(poison, float("nan"))
+        out_a, after_a = run_on_copies(launch, inputs, device)
         failures = []
-        for i, x in enumerate(inputs):
-            if torch.is_tensor(x) and not torch.equal(x, pristine[i]):
-                failures.append({"output": -1, "message": f"launch() modified input {i}"})
-        if len(out_a) != len(ref):
-            failures.append({"output": -1, "message": f"launch() returned {len(out_a)} outputs, the reference {len(ref)}"})
-        else:
-            for i, (o, r) in enumerate(zip(out_a, ref)):
-                f = compare(task, o, r, i)
-                if f:
-                    failures.append(f)
+        if use_reference:
+            for i, (x, before) in enumerate(zip(after_a, inputs)):
+                if torch.is_tensor(x) and not torch.equal(x, before):
+                    failures.append({"output": -1, "message": f"launch() modified input {i}"})
+        for against, ref_out, ref_after in expected:
+            failures += _compare_all(task, out_a, ref_out, against)
+            if ref_after is not None:
+                failures += _compare_all(task, after_a, ref_after, against, what="input")
         if not failures:
-            poison_allocator(poison, 1e30)
-            out_b = as_tuple(launch(*inputs))
-            torch.cuda.synchronize()
-            for i, (a, b) in enumerate(zip(out_a, out_b)):
-                if torch.is_tensor(a) and not same_values(a, b):
-                    failures.append({"output": i, "message": f"output {i} differs between two runs on the same inputs "
-                                     "with different garbage in fresh memory: the kernel reads memory it did not write, "
-                                     "or is nondeterministic"})
+            if device == "cuda":
+                poison_allocator(poison, 1e30)
+            out_b, after_b = run_on_copies(launch, inputs, device)
+            failures += _repeat_failures(task, out_a, out_b, at_tolerance=not use_reference)
+            if not use_reference:
+                failures += _repeat_failures(task, after_a, after_b, at_tolerance=True)
         results.append({"draw": draw, "seed": seed + draw, "reference_precision": ref_precision,
-                        "passed": not failures, "failures": failures})
+                        "references": references, "passed": not failures, "failures": failures})
         if failures:
             break
-    return {"passed": all(r["passed"] for r in results), "draws": results}
+    reply = {"passed": all(r["passed"] for r in results), "draws": results, "references": references}
+    if not references:
+        reply["note"] = ("the task has no reference and no initial kernel was given: only that launch() runs and "
+                         "repeats its results was checked")
+    return reply

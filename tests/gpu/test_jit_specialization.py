@@ -20,6 +20,7 @@ from triton.backends.compiler import GPUTarget  # noqa: E402
 
 from tritondx_bridge.capture import capture_launches  # noqa: E402
 from tritondx_bridge.compile import compile_launch  # noqa: E402
+from tritondx_bridge.cuda_emulation import emulated_cuda  # noqa: E402
 from tritondx_bridge.task import load_task  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -44,7 +45,8 @@ def jit_ttgirs(task):
 def test_bridge_ttgir_matches_jit(path):
     task = load_task(path)
     jit = jit_ttgirs(task)
-    launches, _ = capture_launches(task, GPUTarget("cuda", 90, 32), device="cpu")
+    with emulated_cuda() as emulation:
+        launches, _ = capture_launches(task, emulation, GPUTarget("cuda", 90, 32), device="cpu")
     with tempfile.TemporaryDirectory() as tmp:
         for i, launch in enumerate(launches):
             reply = compile_launch(task, launch, GPUTarget("cuda", 90, 32), tmp, False, False, i)

@@ -26,6 +26,7 @@ CompileResult compile_result_from_json(const nlohmann::json& reply, const std::s
   }
   result.launches = reply.value("launches", nlohmann::json::array());
   result.task_info = reply.value("task_info", nlohmann::json());
+  result.cuda_emulation = reply.value("cuda_emulation", nlohmann::json());
   return result;
 }
 

@@ -38,6 +38,7 @@ struct CompileResult {
   std::vector<CompiledKernel> kernels;
   nlohmann::json launches;
   nlohmann::json task_info;  // with include_task: what task_from_json reads
+  nlohmann::json cuda_emulation;  // what the capture emulated (compile/capture_notes.h)
 };
 
 // Builds CompiledKernels from the bridge's compile reply; `base_dir` resolves relative paths.

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "tritondx/compile/capture_notes.h"
 #include "tritondx/ir/program.h"
 #include "tritondx/ir/source_map.h"
 
@@ -61,6 +62,7 @@ std::expected<InspectReport, BridgeFailure> run_inspect(const Bridge& bridge, co
   if (!compiled) return std::unexpected(compiled.error());
   report.compile_seconds = seconds_since(start);
   report.task = task_from_json(compiled->task_info);
+  report.notes = capture_notes(compiled->cuda_emulation);
 
   start = std::chrono::steady_clock::now();
   for (auto& kernel : compiled->kernels) {

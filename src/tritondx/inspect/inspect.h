@@ -34,6 +34,7 @@ struct InspectReport {
   double compile_seconds = 0;  // the bridge call: Python start, task import, inputs, capture, compiles
   double triton_seconds = 0;   // of which triton.compile itself
   double parse_seconds = 0;    // C++: parsing all stages and building the views
+  std::vector<std::string> notes;  // what the capture emulated or could not know (compile/capture_notes.h)
 };
 
 // A compile failure keeps the bridge's detail (Triton's message, the source line).

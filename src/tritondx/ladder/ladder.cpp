@@ -91,6 +91,7 @@ Diagnosis run_ladder(DiagnosisSession& session, const RuleRegistry& registry, co
   out.task_path = session.task().path;
   out.target = session.target().card;
   for (const auto& k : session.kernels()) out.kernels.push_back(KernelDiagnosis{k.launch.kernel, {}, {}, 1});
+  out.problems = session.capture_notes();
   LevelRunner runner{session, registry, options, out};
 
   LevelStep l0 = runner.run(Level::L0);

@@ -5,6 +5,7 @@
 
 #include "tritondx/analysis/axis_info.h"
 #include "tritondx/analysis/static_cost.h"
+#include "tritondx/compile/capture_notes.h"
 #include "tritondx/measure/profile.h"
 #include "tritondx/inspect/inspect.h"
 
@@ -61,6 +62,7 @@ std::expected<std::unique_ptr<DiagnosisSession>, BridgeFailure> DiagnosisSession
   s->min_bytes_ = capture.value("min_bytes", 0LL);
   s->min_bytes_source_ = capture.value("min_bytes_source", "");
   if (capture.contains("flops") && capture["flops"].is_number()) s->flops_ = capture["flops"].get<long long>();
+  s->capture_notes_ = tdx::capture_notes(capture.value("cuda_emulation", nlohmann::json::object()));
   std::vector<std::string> seen;
   for (const auto& l : capture.value("launches", nlohmann::json::array())) {
     LaunchInfo launch = launch_from_json(l);

@@ -93,6 +93,9 @@ class DiagnosisSession {
   long long min_bytes() const { return min_bytes_; }
   std::string min_bytes_source() const { return min_bytes_source_; }
   long long flops() const { return flops_; }
+  // What the capture had to emulate to run launch() without a GPU, and host reads of kernel
+  // arguments whose values it could not know (python/tritondx_bridge/cuda_emulation.py).
+  const std::vector<std::string>& capture_notes() const { return capture_notes_; }
   // What-if compiles run so far (each is also evidence in the findings that used it).
   const std::vector<WhatIfResult>& what_ifs() const { return what_ifs_; }
   double bridge_seconds() const { return bridge_seconds_; }
@@ -112,6 +115,7 @@ class DiagnosisSession {
   long long min_bytes_ = 0;
   std::string min_bytes_source_;
   long long flops_ = 0;
+  std::vector<std::string> capture_notes_;
   bool compiled_ = false;
   bool pass_dumps_ = false;
   std::optional<BridgeFailure> compile_error_;

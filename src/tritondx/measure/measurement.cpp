@@ -34,7 +34,12 @@ Measurement measurement_from_json(const nlohmann::json& r) {
   m.timing = timing_from_json(r.value("timing", nlohmann::json()));
   const auto graph = r.value("graph", nlohmann::json());
   m.graph = timing_from_json(graph);
-  if (graph.is_object()) m.graph_error = graph.value("error", "");
+  if (graph.is_object()) {
+    m.graph_error = graph.value("error", "");
+    if (graph.contains("fallback")) m.graph_error += "; " + graph.value("fallback", "");
+  }
+  for (const auto& r : correctness.value("references", nlohmann::json::array()))
+    if (r.is_string()) m.references.push_back(r.get<std::string>());
   const auto recheck = r.value("recheck", nlohmann::json());
   if (recheck.is_object()) m.recheck_passed = recheck.value("passed", false);
   if (r.contains("min_bytes") && r["min_bytes"].is_number()) m.min_bytes = r["min_bytes"].get<long long>();
@@ -97,6 +102,7 @@ void to_json(nlohmann::json& j, const Measurement& m) {
   j["timing"] = m.timing ? nlohmann::json(*m.timing) : nlohmann::json();
   j["graph"] = m.graph ? nlohmann::json(*m.graph) : nlohmann::json();
   if (!m.graph_error.empty()) j["graph_error"] = m.graph_error;
+  j["references"] = m.references;
 }
 
 void to_json(nlohmann::json& j, const Roofline& r) {

@@ -29,7 +29,10 @@ struct Measurement {
   int draws = 0;
   std::optional<Timing> timing;        // flushed per-call CUDA events
   std::optional<Timing> graph;         // CUDA graph replay
-  std::string graph_error;
+  std::string graph_error;             // why launch() was not timed as a CUDA graph (event timing is used)
+  // What the outputs were checked against: "the reference" (the task's PyTorch reference) and/or
+  // "the initial kernel" (the frozen copy of the task); empty: only that it runs and repeats.
+  std::vector<std::string> references;
   bool recheck_passed = true;          // correctness after the timing loop
   long long min_bytes = 0;
   std::string min_bytes_source;

@@ -101,7 +101,11 @@ Evaluation evaluate_task(const Bridge& bridge, const RuleRegistry& rules, const 
   }
   if (options.gpu) {
     nlohmann::json request{{"task", path}};
-    if (options.original) request["integrity"] = {{"original", options.original->path}, {"gpu_profile", true}};
+    if (!options.initial_task.empty()) request["initial_task"] = options.initial_task;
+    if (options.original)
+      request["integrity"] = {
+          {"original", options.initial_task.empty() ? options.original->path : options.initial_task},
+          {"gpu_profile", true}};
     auto reply = bridge.call("run", request);
     std::expected<Measurement, BridgeFailure> m =
         reply ? std::expected<Measurement, BridgeFailure>(measurement_from_json(*reply))

@@ -33,6 +33,9 @@ struct EvaluateOptions {
   // The original task, for the integrity checks (static, and at runtime on the GPU); null for
   // the original itself.
   const integrity::TaskSource* original = nullptr;
+  // The frozen copy of the task as the run found it (the original node's file): a candidate is
+  // verified against its launch() too, and against it alone when the task has no `reference`.
+  std::string initial_task;
 };
 
 // What a candidate's evaluation found. `verdict` is "verified" (every check that could run

@@ -184,13 +184,16 @@ void write_file(const fs::path& path, const std::string& text) {
 }
 
 // Runs `run` on every variant not measured yet, in as few processes as the sweep allows.
-void measure(const Bridge& bridge, std::vector<GridVariant>& variants, size_t first, LaunchGrid& out) {
+void measure(const Bridge& bridge, std::vector<GridVariant>& variants, size_t first, LaunchGrid& out,
+             const std::string& initial_task) {
   std::vector<size_t> todo;
   for (size_t i = first; i < variants.size(); ++i) todo.push_back(i);
   while (!todo.empty()) {
     nlohmann::json tasks = nlohmann::json::array();
     for (size_t i : todo) tasks.push_back(variants[i].path);
-    auto reply = bridge.call("sweep", {{"tasks", tasks}});
+    nlohmann::json request{{"tasks", tasks}};
+    if (!initial_task.empty()) request["initial_task"] = initial_task;
+    auto reply = bridge.call("sweep", request);
     if (!reply) {
       for (size_t i : todo) variants[i].error = "the sweep failed: " + reply.error().diagnostic.to_string();
       return;
@@ -236,7 +239,7 @@ std::optional<size_t> fastest(const std::vector<GridVariant>& variants, double b
 }  // namespace
 
 Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_path, const std::string& work_dir,
-                                 double base_ms, bool gpu) {
+                                 double base_ms, bool gpu, const std::string& initial_task) {
   LaunchGrid out;
   out.measured = gpu;
   RecipeRegistry recipes;
@@ -272,7 +275,7 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
                     : Expected<std::string>(std::unexpected(o.error()));
     offer("blocks", desc, warped);
   }
-  if (gpu) measure(bridge, out.variants, 0, out);
+  if (gpu) measure(bridge, out.variants, 0, out, initial_task);
   auto best_block = gpu ? fastest(out.variants, base_ms) : std::nullopt;
 
   // Stage 2: num_warps x num_stages on the best block size.
@@ -321,7 +324,7 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
     }
   }
   if (gpu) {
-    measure(bridge, out.variants, first_stage2, out);
+    measure(bridge, out.variants, first_stage2, out, initial_task);
     out.best = fastest(out.variants, base_ms);
   }
 
@@ -338,7 +341,7 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
           offer("blocks-again", fmt::format("{}, {}", winner.description, p.description),
                 apply_point(recipes, *again->ctx, p));
       }
-    measure(bridge, out.variants, first_stage3, out);
+    measure(bridge, out.variants, first_stage3, out, initial_task);
     out.best = fastest(out.variants, base_ms);
   }
   if (out.variants.empty())

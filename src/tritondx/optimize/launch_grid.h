@@ -43,9 +43,11 @@ struct LaunchGrid {
 
 // Builds and (with `gpu`) measures the grid for the task at `task_path`; variants are written
 // under `work_dir`. `base_ms` is the median of the task as given (0 when not measured): a
-// variant is best only if it beats it.
+// variant is best only if it beats it. `initial_task`: the frozen copy of the task as the
+// optimization run found it; every variant is verified against it too (empty: the task's
+// `reference` alone).
 Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_path, const std::string& work_dir,
-                                 double base_ms, bool gpu);
+                                 double base_ms, bool gpu, const std::string& initial_task = "");
 
 nlohmann::json launch_grid_to_json(const LaunchGrid& a, double base_ms);
 

@@ -107,6 +107,20 @@ nlohmann::json optimize_to_json(const OptimizeResult& r) {
           {"llm_usage", r.llm_usage}};
 }
 
+// What the kept kernel's outputs were compared with (a task without `reference` is verified
+// against its initial kernel alone).
+static std::string verified_against(const SearchNode& n) {
+  std::string out;
+  if (n.evaluation.contains("measurement"))
+    for (const auto& r : n.evaluation["measurement"].value("references", nlohmann::json::array()))
+      out += (out.empty() ? "" : " and ") + r.get<std::string>();
+  if (out == "the initial kernel")
+    return "the initial kernel (a frozen copy of the task as the run found it; the task has no `reference`)";
+  return out.empty() ? "nothing but itself: the task has no `reference`, and this is the initial kernel (it ran, and "
+                       "repeated its results)"
+                     : out;
+}
+
 std::string render_optimize_markdown(const OptimizeResult& r) {
   const SearchNode& orig = r.nodes.front();
   const SearchNode& best = r.nodes[r.best];
@@ -118,6 +132,7 @@ std::string render_optimize_markdown(const OptimizeResult& r) {
                                                         : "a GPU")
               : "- **No GPU**: correctness and timing were not measured. Candidates were compiled and re-diagnosed; "
                 "the best is chosen by the static cost model and the findings it removes.\n";
+  if (r.gpu) md += "- Verified against: " + verified_against(best) + "\n";
   md += fmt::format("- Candidates evaluated: {} in {:.1f} s; stopped because {}\n\n", r.nodes.size() - 1, r.seconds,
                     r.stop_reason);
   md += "| | kernel | time | speedup |\n|---|---|---|---|\n";

@@ -148,6 +148,7 @@ EvaluateOptions Search::eval_options(bool measure, bool candidate, bool profile,
   if (original) e.recording = o_.recording;
   e.gpu_optional = o_.gpu == GpuMode::Auto;
   e.original = candidate && original_task_ ? &*original_task_ : nullptr;
+  if (candidate && !r_.nodes.empty()) e.initial_task = r_.nodes.front().path;
   e.target = o_.target;
   e.ladder.all_levels = true;  // a candidate is re-diagnosed at every level (its target may be at L3)
   return e;
@@ -249,6 +250,12 @@ Expected<void> Search::start_or_resume() {
     }
     r_.notes.push_back(fmt::format("resumed run {}: {} candidate(s) kept, {} in flight evaluated again", run->id,
                                    state.finished.size(), state.redo.size()));
+    // The initial kernel's frozen copy, which candidates are verified against.
+    if (!r_.nodes.empty() && r_.nodes.front().candidate.rewriter == "original" && !fs::exists(r_.nodes.front().path)) {
+      std::ofstream out(r_.nodes.front().path);
+      out << r_.nodes.front().candidate.source;
+      if (!out) return fail(Stage::Store, fmt::format("cannot write {}", r_.nodes.front().path));
+    }
     for (const auto& rec : state.redo) {
       SearchNode n = node_from_record(rec);
       const std::string* parent = nullptr;
@@ -574,7 +581,7 @@ Expected<void> Search::tune_node(size_t index, nlohmann::json& record) {
   }
   if (!fs::exists(b.path)) std::ofstream(b.path) << b.candidate.source;
   fs::path dir = fs::path(r_.out_dir) / "tune";
-  auto grid = launch_grid(bridge_, b.path, dir.string(), b.score.median_ms, true);
+  auto grid = launch_grid(bridge_, b.path, dir.string(), b.score.median_ms, true, r_.nodes.front().path);
   if (!grid) {
     r_.notes.push_back(fmt::format("launch tuning of candidate {} failed: {}", b.id, grid.error().to_string()));
     return {};

@@ -74,6 +74,7 @@ std::string render_inspect_html(const InspectReport& r) {
                    "compile {:.2f} s, parse {:.3f} s</p>\n",
                    html_escape(r.task.path), html_escape(r.target), html_escape(r.artifacts_dir), r.compile_seconds,
                    r.parse_seconds);
+  for (const auto& note : r.notes) o += "<p class=\"muted\">note: " + html_escape(note) + "</p>\n";
   for (const auto& k : r.kernels) kernel_html(o, k);
   o += "</body></html>\n";
   return o;

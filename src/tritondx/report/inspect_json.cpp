@@ -23,6 +23,7 @@ nlohmann::json inspect_to_json(const InspectReport& r) {
            {{"bridge_seconds", r.compile_seconds},
             {"triton_compile_seconds", r.triton_seconds},
             {"parse_seconds", r.parse_seconds}}},
+          {"notes", r.notes},
           {"kernels", kernels}};
 }
 

@@ -70,6 +70,7 @@ std::string render_inspect_text(const InspectReport& r) {
     }
     o += "\n";
   }
+  for (const auto& note : r.notes) o += fmt::format("note: {}\n", note);
   o += fmt::format("time: bridge {:.2f} s (of which triton.compile {:.2f} s), parse+analysis {:.3f} s\n",
                    r.compile_seconds, r.triton_seconds, r.parse_seconds);
   return o;
