@@ -34,7 +34,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadTask{"not_a_kernel.txt", "must be a Python file", ""},
         BadTask{"syntax_error.py", "Python syntax error", "syntax_error.py:7:"},
         BadTask{"no_jit_kernel.py", "defines no @triton.jit kernel", ""},
-        BadTask{"missing_reference.py", "no reference(*inputs) function", ""},
+        BadTask{"reference_not_a_function.py", "`reference` is not a function", "reference_not_a_function.py:24"},
         BadTask{"missing_input_maker.py", "no make_inputs(device) function", ""},
         BadTask{"missing_launch.py", "no launch(*inputs) function", ""},
         BadTask{"bad_tolerance.py", "TOLERANCE must be a dict", "bad_tolerance.py:27"},

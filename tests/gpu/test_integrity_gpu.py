@@ -32,6 +32,9 @@ def gpu_inputs(original, seed):
     if name == "matmul.py":
         return (torch.randn(512, 384, device="cuda", generator=g).half(),
                 torch.randn(384, 640, device="cuda", generator=g).half())
+    if name == "layer_norm.py":  # tests/integrity/originals/layer_norm.py
+        return (torch.randn(64, 3000, device="cuda", generator=g), torch.rand(3000, device="cuda", generator=g) + 0.5,
+                torch.randn(3000, device="cuda", generator=g))
     raise AssertionError(name)
 
 

@@ -2,21 +2,23 @@
 // (`# ORIGINAL: examples/softmax.py`) and the violations the static check must report
 // (`# REJECT: <id>`, one line each); a cheat with only `# REJECT-RUNTIME:` lines is one the
 // static check cannot see (tests/python/test_integrity_runtime.py catches it) and must pass it.
-// Every tests/integrity/honest/*.py must pass with no violation.
+// Every tests/integrity/honest/*.py must pass with no violation. The original a fixture
+// names is an example (examples/*.py) or, for a task the examples lack, a task file under
+// tests/integrity/originals/ (layer_norm.py: the original of the autograd.Function fixtures);
+// tests/python/test_integrity_runtime.py knows tiny inputs for each.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <set>
 
+#include "integrity_test_support.h"
 #include "tritondx/integrity/integrity.h"
 
 namespace tdx::integrity {
 namespace {
 
-namespace fs = std::filesystem;
-
-const fs::path kRoot = TRITONDX_SOURCE_DIR;
+using namespace test_support;
 
 struct Fixture {
   std::string name;
@@ -45,34 +47,6 @@ std::vector<Fixture> fixtures(const std::string& folder) {
     if (e.path().extension() == ".py") out.push_back(read_fixture(e.path()));
   std::ranges::sort(out, {}, &Fixture::name);
   return out;
-}
-
-const Bridge& bridge() {
-  static Bridge b(BridgeConfig::from_environment());
-  return b;
-}
-
-const TaskSource& load(const fs::path& path) {
-  static std::map<std::string, TaskSource> cache;
-  auto it = cache.find(path.string());
-  if (it != cache.end()) return it->second;
-  auto t = load_task_source(bridge(), path.string());
-  if (!t) {
-    ADD_FAILURE() << "loading " << path << ": " << t.error().to_string();
-    static TaskSource empty;
-    return empty;
-  }
-  return cache.emplace(path.string(), std::move(*t)).first->second;
-}
-
-std::string describe(const std::vector<Violation>& vs) {
-  std::string out;
-  for (const auto& v : vs) out += "\n  " + fmt::format("{}", v);
-  return out.empty() ? " (none)" : out;
-}
-
-bool has(const std::vector<Violation>& vs, std::string_view id) {
-  return std::ranges::any_of(vs, [&](const Violation& v) { return v.id == id; });
 }
 
 class CheatTest : public ::testing::TestWithParam<Fixture> {};
@@ -118,10 +92,12 @@ INSTANTIATE_TEST_SUITE_P(Honest, HonestTest, ::testing::ValuesIn(fixtures("hones
                          [](const auto& info) { return info.param.name; });
 
 TEST(IntegrityStatic, ExamplesPassAgainstThemselves) {
-  for (const char* name : {"vector_add.py", "softmax.py", "matmul.py"}) {
-    const auto& t = load(kRoot / "examples" / name);
+  for (fs::path path : {kRoot / "examples" / "vector_add.py", kRoot / "examples" / "softmax.py",
+                        kRoot / "examples" / "matmul.py",
+                        kRoot / "tests" / "integrity" / "originals" / "layer_norm.py"}) {
+    const auto& t = load(path);
     auto violations = check_static(t, t);
-    EXPECT_TRUE(violations.empty()) << name << ":" << describe(violations);
+    EXPECT_TRUE(violations.empty()) << path << ":" << describe(violations);
   }
 }
 
@@ -144,20 +120,10 @@ TEST(IntegrityStatic, SuiteCoversAtLeastEightTricks) {
   EXPECT_GE(ids.size(), 8u);
 }
 
-// A candidate made from an example by one textual edit, written to a temporary file.
+// A candidate made from an example by one textual edit, checked against the example.
 std::vector<Violation> check_edit(const std::string& example, const std::string& from, const std::string& to) {
   const fs::path orig = kRoot / "examples" / example;
-  std::ifstream in(orig);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto pos = text.find(from);
-  EXPECT_NE(pos, std::string::npos) << "edit anchor not found: " << from;
-  if (pos == std::string::npos) return {};
-  text.replace(pos, from.size(), to);
-  fs::path dir = fs::temp_directory_path() / "tritondx-integrity-tests";
-  fs::create_directories(dir);
-  fs::path cand = dir / ("edit_" + std::to_string(std::hash<std::string>{}(text)) + ".py");
-  std::ofstream(cand) << text;
-  return check_static(load(orig), load(cand));
+  return check_edits(orig, orig, {{from, to}});
 }
 
 TEST(IntegrityStatic, CommentsAndLayoutInFixedPartsDoNotCount) {
@@ -193,6 +159,16 @@ TEST(IntegrityStatic, AliasedImportsAreResolved) {
   auto vs = check_edit("softmax.py", "    out = torch.empty_like(x)\n    softmax_kernel",
                        "    from torch import softmax as sm\n    out = sm(x, -1)\n    softmax_kernel");
   EXPECT_TRUE(has(vs, "integrity-torch-compute")) << describe(vs);
+}
+
+TEST(IntegrityStatic, ChoosingBetweenImportsIsNotAFallback) {
+  // Liger-Kernel's layer_norm.py picks libdevice's rsqrt this way.
+  auto vs = check_edit("vector_add.py", "import triton.language as tl\n",
+                       "import triton.language as tl\n\ntry:\n"
+                       "    from triton.language.extra.libdevice import rsqrt\n"
+                       "except ModuleNotFoundError:\n"
+                       "    from triton.language.extra.cuda.libdevice import rsqrt\n");
+  EXPECT_TRUE(vs.empty()) << describe(vs);
 }
 
 TEST(IntegrityStatic, NoJitKernel) {

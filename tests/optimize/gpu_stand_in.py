@@ -15,6 +15,9 @@ fastest:
 
 STAND_IN_FACTORS, a JSON list of [regex, factor] pairs, multiplies the time by each factor whose
 regex matches the source (re.search), on top of the above; a test ranks its own candidates with it.
+STAND_IN_REQUEST_LOG names a file each GPU verb's request is appended to (a JSON line
+{"verb", "request"}), and `correctness.references` says what a real run would have checked
+against (the task's `reference`, and the initial kernel when the request names one).
 STAND_IN_MIN_BYTES sets the bytes the roofline floor is computed from (default 100 MB: a 1 ms
 kernel is then far from its floor). With STAND_IN_GPU_WAIT_S set, every reply says it waited that long for the shared GPU (the
 bridge's gpu_lock_wait_s). Each reply's "device" (and the `device` verb's) says it is this stand-in,
@@ -44,10 +47,14 @@ def fake_ms(source):
 
 def run_reply(request):
     with open(request["task"]) as f:
-        ms = fake_ms(f.read())
+        source = f.read()
+    ms = fake_ms(source)
+    references = (["the reference"] if re.search(r"^def reference\(", source, re.M) else []) + \
+        (["the initial kernel"] if request.get("initial_task") else [])
     timing = {"median_ms": ms, "p10_ms": ms * 0.99, "p90_ms": ms * 1.01, "mean_ms": ms, "min_ms": ms * 0.98,
               "reps": 100, "cv": 0.01}
-    reply = {"device": DEVICE, "torch": "none", "correctness": {"passed": True, "draws": [{"failures": []}]},
+    reply = {"device": DEVICE, "torch": "none", "correctness": {"passed": True, "draws": [{"failures": []}],
+                                                                   "references": references},
              "timing": timing, "graph": None, "recheck": {"passed": True},
              "min_bytes": int(os.environ.get("STAND_IN_MIN_BYTES", 100_000_000)),
              "flops": 1_000_000_000, "input_sets": 1}
@@ -74,6 +81,9 @@ def compare_reply(request):
 def main(argv):
     if argv[1:3] == ["-m", "tritondx_bridge"] and len(argv) == 4 and argv[3] in ("run", "sweep", "device", "compare"):
         request = json.loads(sys.stdin.read() or "{}")
+        if os.environ.get("STAND_IN_REQUEST_LOG"):
+            with open(os.environ["STAND_IN_REQUEST_LOG"], "a") as log:
+                log.write(json.dumps({"verb": argv[3], "request": request}) + "\n")
         if argv[3] == "run":
             reply = {"ok": True, **run_reply(request)}
         elif argv[3] == "compare":
@@ -81,7 +91,8 @@ def main(argv):
         elif argv[3] == "device":
             reply = {"ok": True, "device": DEVICE, "capability": [9, 0]}
         else:
-            reply = {"ok": True, "results": [{"task": t, "ok": True, "reply": run_reply({"task": t})}
+            reply = {"ok": True, "results": [{"task": t, "ok": True,
+                                              "reply": run_reply({"task": t, "initial_task": request.get("initial_task")})}
                                              for t in request.get("tasks", [])]}
         sys.stdout.write(json.dumps(reply) + "\n")
         return 0

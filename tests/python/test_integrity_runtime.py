@@ -38,6 +38,8 @@ def tiny_inputs(original, seed):
         return (torch.randn(6, 300, generator=g), )
     if name == "matmul.py":
         return (torch.randn(64, 48, generator=g).half(), torch.randn(48, 80, generator=g).half())
+    if name == "layer_norm.py":  # tests/integrity/originals/layer_norm.py
+        return (torch.randn(6, 300, generator=g), torch.rand(300, generator=g) + 0.5, torch.randn(300, generator=g))
     raise AssertionError(f"no tiny inputs for {name}")
 
 
@@ -71,7 +73,8 @@ def test_runtime_cheat_is_rejected_for_its_reason(interpret, path):
     assert not report["passed"]
 
 
-@pytest.mark.parametrize("path", HONEST + [os.path.join(ROOT, "examples", n) for n in ("vector_add.py", "softmax.py")],
+@pytest.mark.parametrize("path", HONEST + [os.path.join(ROOT, "examples", n) for n in ("vector_add.py", "softmax.py")]
+                         + [os.path.join(ROOT, "tests", "integrity", "originals", "layer_norm.py")],
                          ids=lambda p: os.path.basename(p)[:-3])
 def test_honest_candidates_pass(interpret, path):
     if "@triton.autotune" in open(path).read():

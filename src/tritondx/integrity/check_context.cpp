@@ -1,7 +1,6 @@
 #include "tritondx/integrity/check_context.h"
 
 #include <algorithm>
-#include <deque>
 
 namespace tdx::integrity {
 
@@ -20,6 +19,28 @@ bool assigns_name(const PyNode& stmt, std::string_view name) {
 
 std::string first_segment(std::string_view dotted) {
   return std::string(dotted.substr(0, dotted.find('.')));
+}
+
+bool is_block(const PyNode& stmt) {
+  static constexpr std::string_view kBlocks[] = {"If", "Try", "TryStar", "With", "AsyncWith",
+                                                 "For", "AsyncFor", "While", "ExceptHandler"};
+  return std::ranges::find(kBlocks, stmt.type) != std::end(kBlocks);
+}
+
+// Calls `bind(name, node)` for each name a module-level statement binds to a def, a class or
+// an assigned value, entering if/try/with/for blocks.
+void for_each_binding(const PyNode& stmt, const std::function<void(const std::string&, const PyNode*)>& bind) {
+  if (stmt.type == "FunctionDef" || stmt.type == "AsyncFunctionDef" || stmt.type == "ClassDef") {
+    bind(stmt.str_field("name"), &stmt);
+  } else if (stmt.type == "Assign" || stmt.type == "AnnAssign") {
+    const PyNode* value = stmt.child("value");
+    for (const auto& c : stmt.children)
+      if ((c.field == "targets" || c.field == "target") && c.type == "Name" && value) bind(c.str_field("id"), value);
+  } else if (is_block(stmt)) {
+    for (const auto& c : stmt.children)
+      if (c.field == "body" || c.field == "orelse" || c.field == "finalbody" || c.field == "handlers")
+        for_each_binding(c, bind);
+  }
 }
 
 }  // namespace
@@ -78,6 +99,19 @@ ModuleFacts::ModuleFacts(const TaskSource& task) : task_(&task) {
     }
     host_.push_back(&stmt);
   }
+
+  for (const auto& stmt : root.children) {
+    if (stmt.field != "body") continue;
+    for_each_binding(stmt, [&](const std::string& name, const PyNode* node) {
+      if (!is_kernel(name) && !is_fixed_function(name) && name != kToleranceName) definitions_[name].push_back(node);
+    });
+  }
+}
+
+std::span<const PyNode* const> ModuleFacts::definitions(std::string_view name) const {
+  auto it = definitions_.find(name);
+  if (it == definitions_.end()) return {};
+  return it->second;
 }
 
 std::string ModuleFacts::resolve(const PyNode& node) const {
@@ -92,23 +126,6 @@ std::string ModuleFacts::resolve(const PyNode& node) const {
 std::string ModuleFacts::resolve_call(const PyNode& call) const {
   const PyNode* func = call.type == "Call" ? call.child("func") : nullptr;
   return func ? resolve(*func) : std::string();
-}
-
-std::set<std::string> ModuleFacts::launch_reachable() const {
-  std::set<std::string> seen;
-  std::deque<std::string> todo{"launch"};
-  while (!todo.empty()) {
-    std::string name = todo.front();
-    todo.pop_front();
-    const PyNode* fn = function(name);
-    if (!fn || is_kernel(name) || !seen.insert(name).second) continue;
-    PyModule::walk(*fn, [&](const PyNode& n) {
-      if (n.type != "Name") return;
-      std::string id = n.str_field("id");
-      if (!seen.contains(id) && function(id) && !is_kernel(id) && !is_fixed_function(id)) todo.push_back(id);
-    });
-  }
-  return seen;
 }
 
 void ModuleFacts::walk_host(const std::function<void(const PyNode&)>& visit) const {

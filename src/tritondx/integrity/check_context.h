@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,29 @@ namespace tdx::integrity {
 // The task's fixed parts: a candidate must keep them as the original wrote them.
 inline constexpr std::string_view kFixedFunctions[] = {"reference", "make_inputs", "flops", "bytes_moved"};
 inline constexpr std::string_view kToleranceName = "TOLERANCE";
+
+// What launch() can run, as far as names show it: launch itself; the module-level functions,
+// lambdas and bound values (a functools.partial, an instance) its code names; the methods of
+// the classes it names that Python runs without naming them (__init__, __call__,
+// nn.Module.forward, autograd.Function.forward/backward) or that it names as attributes
+// (`Op.run(...)`, `self.forward(...)`); transitively. Kernels and fixed parts are not entered.
+struct LaunchReach {
+  // FunctionDef, Lambda, class-level statements and bound values, each to be walked whole
+  // (nested defs and lambdas included).
+  std::vector<const PyNode*> code;
+  std::vector<const PyNode*> classes;  // the ClassDefs it names
+  // The functions a call can name: by identifier (defs and lambdas bound to a name, nested
+  // ones included) and, for methods of `classes`, by attribute name.
+  std::multimap<std::string, const PyNode*, std::less<>> functions;
+  std::multimap<std::string, const PyNode*, std::less<>> methods;
+
+  struct Callee {
+    const PyNode* def;  // FunctionDef or Lambda
+    bool binds_first;   // a method called on an instance or class: its first parameter is bound
+  };
+  // The functions of the module a Call in this code may run (none for imported or unknown callees).
+  std::vector<Callee> callees(const PyNode& call) const;
+};
 
 class ModuleFacts {
  public:
@@ -41,8 +65,12 @@ class ModuleFacts {
   bool is_kernel(std::string_view name) const { return kernels_.contains(std::string(name)); }
   // Top-level FunctionDef by name (kernels included), nullptr if absent.
   const PyNode* function(std::string_view name) const { return module().function(name); }
-  // Top-level functions `launch` calls, transitively (launch included), kernels excluded.
-  std::set<std::string> launch_reachable() const;
+  // What a module-level name is bound to: its def/class statements (also those inside
+  // module-level if/try/with blocks) and the values of its plain assignments. Kernels and the
+  // fixed parts have none.
+  std::span<const PyNode* const> definitions(std::string_view name) const;
+  // The code launch() can run, followed through names (launch_reachable.cpp).
+  LaunchReach launch_reachable() const;
 
   // Host code: top-level statements except kernel definitions and the fixed parts.
   const std::vector<const PyNode*>& host() const { return host_; }
@@ -62,6 +90,7 @@ class ModuleFacts {
   std::set<std::string> kernels_;
   std::vector<const PyNode*> host_;
   std::map<std::string, const PyNode*> globals_;
+  std::map<std::string, std::vector<const PyNode*>, std::less<>> definitions_;
 };
 
 // A structural dump of a subtree without positions: equal dumps = same code up to layout and

@@ -10,7 +10,8 @@ namespace tdx::integrity {
 
 namespace {
 
-// Top-level statements binding `name` (def, assignment, import-as, del).
+// Top-level statements binding `name` (def, assignment, import-as, del), also inside
+// module-level blocks (`if ...: def reference(...)`).
 std::vector<const PyNode*> bindings(const ModuleFacts& facts, std::string_view name) {
   std::vector<const PyNode*> out;
   for (const auto& stmt : facts.module().root().children) {
@@ -23,6 +24,9 @@ std::vector<const PyNode*> bindings(const ModuleFacts& facts, std::string_view n
     if (stmt.type == "FunctionDef" || stmt.type == "AsyncFunctionDef" || stmt.type == "ClassDef") continue;
     bool binds = false;
     PyModule::walk(stmt, [&](const PyNode& n) {
+      if ((n.type == "FunctionDef" || n.type == "AsyncFunctionDef" || n.type == "ClassDef") &&
+          n.str_field("name") == name)
+        binds = true;
       if (n.type == "Name" && n.str_field("id") == name && n.fields.value("ctx", "") != "Load" &&
           (n.field == "targets" || n.field == "target" || n.field == "elts")) binds = true;
       if (n.type == "alias" && (n.str_field("asname") == name || (n.str_field("asname").empty() &&

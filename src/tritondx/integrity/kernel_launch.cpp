@@ -1,6 +1,8 @@
 // integrity-no-jit-kernel, integrity-kernel-not-launched, integrity-signature-changed:
-// the candidate keeps the entry point and still launches a Triton kernel of its own.
+// the candidate keeps the entry point and still launches a Triton kernel of its own
+// (kernel_uses.cpp finds the launches in the code launch() reaches).
 #include "tritondx/integrity/check_context.h"
+#include "tritondx/integrity/kernel_uses.h"
 
 namespace tdx::integrity {
 
@@ -24,21 +26,6 @@ std::string signature_of(const PyNode& fn) {
   return out;
 }
 
-// kernel[grid](...) or kernel.run(...) with `kernel` one of the module's kernels.
-bool launches_kernel(const ModuleFacts& facts, const PyNode& call) {
-  const PyNode* func = call.child("func");
-  if (!func) return false;
-  if (func->type == "Subscript") {
-    const PyNode* value = func->child("value");
-    return value && value->type == "Name" && facts.is_kernel(value->str_field("id"));
-  }
-  if (func->type == "Attribute" && func->str_field("attr") == "run") {
-    const PyNode* value = func->child("value");
-    return value && value->type == "Name" && facts.is_kernel(value->str_field("id"));
-  }
-  return false;
-}
-
 }  // namespace
 
 void check_kernel_launch(const CheckContext& ctx, Sink& sink) {
@@ -56,18 +43,12 @@ void check_kernel_launch(const CheckContext& ctx, Sink& sink) {
     sink.report("integrity-signature-changed", launch->line,
                 "launch() takes different parameters than the original's (names, order, defaults or kinds)");
 
-  bool launched = false;
-  for (const auto& name : cand.launch_reachable()) {
-    const PyNode* fn = cand.function(name);
-    if (!fn) continue;
-    PyModule::walk(*fn, [&](const PyNode& n) {
-      if (n.type == "Call" && launches_kernel(cand, n)) launched = true;
-    });
-  }
-  if (!launched && !cand.kernels().empty())
+  // A kernel handed to an imported function counts: the check cannot see whether it launches it.
+  if (!cand.kernels().empty() && kernel_uses(cand, cand.launch_reachable()).empty())
     sink.report("integrity-kernel-not-launched", launch->line,
-                "launch() (and the helpers it calls) never launches one of the module's @triton.jit kernels "
-                "with kernel[grid](...)");
+                "launch() (and the code it reaches: helpers, lambdas, methods of the classes it names) never "
+                "launches one of the module's @triton.jit kernels (kernel[grid](...), kernel.run(...)), nor hands "
+                "one to a helper that does or to an imported function");
 }
 
 }  // namespace tdx::integrity

@@ -1,7 +1,10 @@
 // integrity-output-cache: state kept across launch() calls, which lets a candidate return a
 // result computed for earlier inputs: `global` rebinding, module-level containers mutated in
-// host functions, attributes stored on functions, memoizing decorators, and keys made of
-// data_ptr()/id()/_version (the same pointer does not mean the same values).
+// host functions, attributes stored on module-level functions or classes, memoizers, and keys
+// made of data_ptr()/id()/_version (the same pointer does not mean the same values). Functions,
+// methods and lambdas anywhere in host code count.
+#include <algorithm>
+
 #include "tritondx/integrity/check_context.h"
 
 namespace tdx::integrity {
@@ -34,67 +37,71 @@ bool used_as_key(const PyNode& n) {
   return false;
 }
 
+// Inside the body of a function or lambda (not its decorators or defaults): runs on every call.
+bool runs_per_call(const PyNode& n) {
+  for (const PyNode *child = &n, *p = n.parent; p; child = p, p = p->parent)
+    if ((p->type == "FunctionDef" || p->type == "AsyncFunctionDef" || p->type == "Lambda") && child->field == "body")
+      return true;
+  return false;
+}
+
 }  // namespace
 
 void check_output_cache(const CheckContext& ctx, Sink& sink) {
   const ModuleFacts& cand = ctx.candidate;
-  for (const PyNode* stmt : cand.host()) {
-    if (stmt->type != "FunctionDef" && stmt->type != "AsyncFunctionDef" && stmt->type != "ClassDef") {
-      // Module-level memoization: cached_launch = functools.lru_cache(...)(launch)
-      PyModule::walk(*stmt, [&](const PyNode& n) {
-        if (n.type == "Call" && std::ranges::find(kMemoizers, cand.resolve_call(n)) != std::end(kMemoizers))
-          sink.report("integrity-output-cache", n.line, "memoizing with " + cand.resolve_call(n));
-      });
-      continue;
-    }
-    for (const auto* deco : stmt->children_in("decorator_list")) {
-      const PyNode* target = deco->type == "Call" ? deco->child("func") : deco;
-      std::string name = target ? cand.resolve(*target) : std::string();
-      if (std::ranges::find(kMemoizers, name) != std::end(kMemoizers))
-        sink.report("integrity-output-cache", deco->line,
-                    fmt::format("`@{}` on `{}` returns remembered results for repeated arguments", name,
-                                stmt->str_field("name")));
-    }
-    PyModule::walk(*stmt, [&](const PyNode& n) {
-      if (n.type == "Global" || n.type == "Nonlocal")
-        sink.report("integrity-output-cache", n.line,
-                    "host code rebinds module state (`global`): launch() must not keep results across calls");
-      if (n.type == "Subscript" && n.fields.value("ctx", "") != "Load") {
-        const PyNode* value = n.child("value");
-        if (value && value->type == "Name" && cand.globals().contains(value->str_field("id")))
-          sink.report("integrity-output-cache", n.line,
-                      fmt::format("host code stores into the module-level `{}` (state across calls)",
-                                  value->str_field("id")));
-      }
-      if (n.type == "Attribute" && n.fields.value("ctx", "") != "Load") {
-        const PyNode* value = n.child("value");
-        if (value && value->type == "Name" && cand.function(value->str_field("id")))
-          sink.report("integrity-output-cache", n.line,
-                      fmt::format("host code stores an attribute on the function `{}` (state across calls)",
-                                  value->str_field("id")));
-      }
-      if (n.type == "Call") {
-        const PyNode* func = n.child("func");
-        if (func && func->type == "Attribute") {
-          const PyNode* value = func->child("value");
-          std::string attr = func->str_field("attr");
-          if (value && value->type == "Name" && cand.globals().contains(value->str_field("id")) &&
-              std::ranges::find(kMutators, attr) != std::end(kMutators))
-            sink.report("integrity-output-cache", n.line,
-                        fmt::format("host code mutates the module-level `{}` with .{}() (state across calls)",
-                                    value->str_field("id"), attr));
-          if ((attr == "data_ptr" || attr == "untyped_storage") && used_as_key(n))
-            sink.report("integrity-output-cache", n.line,
-                        "a tensor's data_ptr() is used as a key: the same pointer can hold new values");
-        }
-        if (func && func->type == "Name" && func->str_field("id") == "id" && used_as_key(n))
-          sink.report("integrity-output-cache", n.line,
-                      "id() of an argument is used as a key: the same object can hold new values");
-      }
-      if (n.type == "Attribute" && n.str_field("attr") == "_version")
-        sink.report("integrity-output-cache", n.line, "host code reads a tensor's _version (change tracking)");
+  auto is_function_or_class = [&](const std::string& name) {
+    return cand.function(name) || std::ranges::any_of(cand.definitions(name), [](const PyNode* d) {
+      return d->type == "FunctionDef" || d->type == "AsyncFunctionDef" || d->type == "ClassDef";
     });
-  }
+  };
+  cand.walk_host([&](const PyNode& n) {
+    // Memoizers anywhere: decorators of functions and methods, functools.lru_cache(...)(launch).
+    if (ModuleFacts::is_chain_top(n) && n.fields.value("ctx", "Load") == "Load") {
+      std::string name = cand.resolve(n);
+      if (std::ranges::find(kMemoizers, name) != std::end(kMemoizers))
+        sink.report("integrity-output-cache", n.line,
+                    fmt::format("`{}` returns remembered results for repeated arguments", name));
+    }
+    // The rest is state written by code that runs on every call (module and class bodies run once).
+    if (!runs_per_call(n)) return;
+    if (n.type == "Global" || n.type == "Nonlocal")
+      sink.report("integrity-output-cache", n.line,
+                  "host code rebinds module state (`global`): launch() must not keep results across calls");
+    if (n.type == "Subscript" && n.fields.value("ctx", "") != "Load") {
+      const PyNode* value = n.child("value");
+      if (value && value->type == "Name" && cand.globals().contains(value->str_field("id")))
+        sink.report("integrity-output-cache", n.line,
+                    fmt::format("host code stores into the module-level `{}` (state across calls)",
+                                value->str_field("id")));
+    }
+    if (n.type == "Attribute" && n.fields.value("ctx", "") != "Load") {
+      const PyNode* value = n.child("value");
+      if (value && value->type == "Name" && is_function_or_class(value->str_field("id")))
+        sink.report("integrity-output-cache", n.line,
+                    fmt::format("host code stores an attribute on the module-level `{}` (state across calls)",
+                                value->str_field("id")));
+    }
+    if (n.type == "Call") {
+      const PyNode* func = n.child("func");
+      if (func && func->type == "Attribute") {
+        const PyNode* value = func->child("value");
+        std::string attr = func->str_field("attr");
+        if (value && value->type == "Name" && cand.globals().contains(value->str_field("id")) &&
+            std::ranges::find(kMutators, attr) != std::end(kMutators))
+          sink.report("integrity-output-cache", n.line,
+                      fmt::format("host code mutates the module-level `{}` with .{}() (state across calls)",
+                                  value->str_field("id"), attr));
+        if ((attr == "data_ptr" || attr == "untyped_storage") && used_as_key(n))
+          sink.report("integrity-output-cache", n.line,
+                      "a tensor's data_ptr() is used as a key: the same pointer can hold new values");
+      }
+      if (func && func->type == "Name" && func->str_field("id") == "id" && used_as_key(n))
+        sink.report("integrity-output-cache", n.line,
+                    "id() of an argument is used as a key: the same object can hold new values");
+    }
+    if (n.type == "Attribute" && n.str_field("attr") == "_version")
+      sink.report("integrity-output-cache", n.line, "host code reads a tensor's _version (change tracking)");
+  });
 }
 
 }  // namespace tdx::integrity

@@ -1,9 +1,11 @@
 // Tricks that work around the measurement rather than the kernel:
-//   integrity-fallback        try/except in host code (a fallback path that hides failures)
+//   integrity-fallback        try/except in host code (a fallback path that hides failures), unless
+//                             it only chooses between imports
 //   integrity-side-stream     work on other streams or inside CUDA graphs
 //   integrity-env-write       writes to os.environ (Triton/torch knobs, the harness's settings)
 //   integrity-timer-patch     assignments to attributes of torch/time/triton/... (timers, events)
 //   integrity-tensor-subclass tensor subclasses and dispatch hooks (lazy outputs)
+#include <algorithm>
 #include <set>
 
 #include "tritondx/integrity/check_context.h"
@@ -29,9 +31,17 @@ bool under(std::string_view name, std::string_view prefix) {
 
 std::string root_of(std::string_view name) { return std::string(name.substr(0, name.find('.'))); }
 
+// A try/except around a kernel or a computation; not one that only chooses between imports
+// (`try: from triton.language.extra.libdevice import rsqrt` / `except ModuleNotFoundError: ...`).
+bool is_fallback_try(const PyNode& n) {
+  if (n.type != "Try" && n.type != "TryStar") return false;
+  auto body = n.children_in("body");
+  return !std::ranges::all_of(body, [](const PyNode* s) { return s->type == "Import" || s->type == "ImportFrom"; });
+}
+
 bool count_try(const ModuleFacts& facts) {
   bool found = false;
-  facts.walk_host([&](const PyNode& n) { found |= n.type == "Try" || n.type == "TryStar"; });
+  facts.walk_host([&](const PyNode& n) { found |= is_fallback_try(n); });
   return found;
 }
 
@@ -46,7 +56,7 @@ void check_control_and_state(const CheckContext& ctx, Sink& sink) {
   });
 
   cand.walk_host([&](const PyNode& n) {
-    if ((n.type == "Try" || n.type == "TryStar") && !original_tries)
+    if (is_fallback_try(n) && !original_tries)
       sink.report("integrity-fallback", n.line,
                   "host code catches exceptions: a fallback path can hide a failing kernel (let launch() raise)");
 

@@ -9,9 +9,13 @@ namespace tdx::integrity {
 
 namespace {
 
-// torch names host code may use freely: allocation, views, metadata, dtypes, device queries.
+// torch names host code may use freely: allocation, views, metadata, dtypes, device queries,
+// and the classes a launch is wrapped in (autograd.Function, nn.Module: their bodies are
+// host code, checked like any other).
 constexpr std::string_view kAllowedTorch[] = {
-    "torch.Size", "torch.Tensor", "torch.arange", "torch.as_strided", "torch.bfloat16", "torch.bool",
+    "torch.Size", "torch.Tensor", "torch.arange", "torch.as_strided", "torch.autograd.Function",
+    "torch.autograd.function.Function", "torch.autograd.function.FunctionCtx",
+    "torch.autograd.function.once_differentiable", "torch.bfloat16", "torch.bool",
     "torch.broadcast_shapes", "torch.broadcast_to", "torch.cdouble", "torch.cfloat", "torch.channels_last",
     "torch.chunk", "torch.complex", "torch.contiguous_format", "torch.cuda.current_device",
     "torch.cuda.current_stream", "torch.cuda.default_stream", "torch.cuda.device", "torch.cuda.device_count",
@@ -19,8 +23,9 @@ constexpr std::string_view kAllowedTorch[] = {
     "torch.cuda.is_available", "torch.cuda.set_device", "torch.cuda.synchronize", "torch.device", "torch.double",
     "torch.dtype", "torch.empty", "torch.empty_like", "torch.empty_strided", "torch.finfo", "torch.flatten",
     "torch.float", "torch.full", "torch.full_like", "torch.get_default_dtype", "torch.half", "torch.iinfo",
-    "torch.inference_mode", "torch.int", "torch.is_floating_point", "torch.is_tensor", "torch.long",
-    "torch.movedim", "torch.narrow", "torch.no_grad", "torch.numel", "torch.ones", "torch.ones_like",
+    "torch.inference_mode", "torch.int", "torch.is_floating_point", "torch.is_tensor", "torch.library.wrap_triton",
+    "torch.long", "torch.movedim", "torch.narrow", "torch.nn.Module", "torch.no_grad", "torch.numel", "torch.ones",
+    "torch.ones_like",
     "torch.permute", "torch.preserve_format", "torch.promote_types", "torch.reshape", "torch.result_type",
     "torch.short", "torch.split", "torch.squeeze", "torch.strided", "torch.t", "torch.tensor", "torch.transpose",
     "torch.uint", "torch.unbind", "torch.unsqueeze", "torch.version", "torch.__version__", "torch.zeros",

@@ -1,0 +1,50 @@
+# ORIGINAL: examples/vector_add.py
+# REJECT: integrity-kernel-not-launched
+# REJECT-RUNTIME: integrity-kernel-not-launched
+# REJECT-RUNTIME: integrity-torch-compute
+"""Cheat: a class whose __call__ launches the kernel sits in the file, but launch() never
+names it and returns `x + y` (an operator the static torch check cannot see).
+"""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + y, mask=mask)
+
+
+class VectorAdd:
+    def __call__(self, x, y):
+        out = torch.empty_like(x)
+        n = x.numel()
+        add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+        return out
+
+
+def launch(x, y):
+    return x + y
+
+
+def reference(x, y):
+    return x + y
+
+
+def make_inputs(device):
+    n = 50_000_003  # 200 MB per tensor: several times the 60 MB L2 of an H200
+    x = torch.randn(n, device=device, dtype=torch.float32)
+    y = torch.randn(n, device=device, dtype=torch.float32)
+    return (x, y)
+
+
+def bytes_moved(x, y):
+    return 3 * x.numel() * x.element_size()
+
+
+TOLERANCE = {"rtol": 1e-6, "atol": 1e-6}
