@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   runners["optimize"] = tdx::cli::add_optimize_command(app);
   runners["recipes"] = tdx::cli::add_recipes_command(app);
   runners["bench"] = tdx::cli::add_bench_command(app);
+  runners["task-from"] = tdx::cli::add_task_from_command(app);
   CLI11_PARSE(app, argc, argv);
   try {
     for (auto* sub : app.get_subcommands()) return runners.at(sub->get_name())();
