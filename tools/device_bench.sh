@@ -3,10 +3,10 @@
 # bench with the arguments given (e.g. --shard 1/8) into bench/results/ of the carried tree, and
 # tars bench/results/ into $OUT/bench.tgz (the device returns at most 8 files). Entries finished
 # in an earlier call travel with the tree and are kept; TDX_BENCH_SECONDS bounds this call.
-# The device copies at most 64 MiB of tree: when bench/results/store.sqlite makes it larger,
-# move the store aside for the call (entries resume from their entry.partial.json without it;
-# only a search cut mid-way needs its run in the store) and merge the returned store into it
-# afterwards with `tritondx bench --merge`. `bash tools/device_bench.sh --confirm` only times the
+# bench/results/store.sqlite is not in git, and an untracked store is not carried unless it is
+# named in the call's carry (it counts towards the 64 MiB); entries resume from their
+# entry.partial.json without it (only a search cut mid-way needs its run in the store); merge
+# the returned store into the local one with `tritondx bench --merge`. `bash tools/device_bench.sh --confirm` only times the
 # kernels of the entries already measured on this card again, in interleaved rounds.
 set -u
 export TRITONDX_PYTHON=python3 PYTHONUNBUFFERED=1

@@ -8,9 +8,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 class BridgeServer:
-    def __init__(self):
+    """`interpret`: the process starts with TRITON_INTERPRET=1, so the `verify` verb on "cpu" runs
+    in it rather than in a child process of its own (one interpreter start for a whole module)."""
+
+    def __init__(self, interpret=False):
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), PYTHONUNBUFFERED="1")
         env.pop("TRITON_INTERPRET", None)
+        if interpret:
+            env["TRITON_INTERPRET"] = "1"
         self.proc = subprocess.Popen([sys.executable, "-m", "tritondx_bridge", "serve"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
 

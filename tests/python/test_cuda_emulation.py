@@ -24,6 +24,13 @@ def bridge():
     server.close()
 
 
+@pytest.fixture(scope="module")
+def interpreter():
+    server = BridgeServer(interpret=True)
+    yield server
+    server.close()
+
+
 @pytest.mark.parametrize("path", IDIOMS, ids=[os.path.basename(p) for p in IDIOMS])
 def test_capture_answers_the_wrappers_cuda_calls(bridge, path):
     reply = bridge.call("capture", {"task": path})
@@ -44,8 +51,8 @@ def test_compiles_for_sm90_without_a_gpu(bridge, path, tmp_path):
 
 
 @pytest.mark.parametrize("path", IDIOMS, ids=[os.path.basename(p) for p in IDIOMS])
-def test_interpreter_runs_the_wrapper_and_matches_its_reference(bridge, path):
-    reply = bridge.call("verify", {"task": path, "device": "cpu", "draws": 1})
+def test_interpreter_runs_the_wrapper_and_matches_its_reference(interpreter, path):
+    reply = interpreter.call("verify", {"task": path, "device": "cpu", "draws": 1})
     assert reply["ok"], reply.get("error")
     assert reply["correctness"]["passed"], reply["correctness"]["draws"]
     assert reply["correctness"]["references"] == ["the reference"]
@@ -61,7 +68,8 @@ def test_a_host_read_of_a_kernel_result_is_reported_with_its_line(bridge):
 
 
 def test_the_compile_after_an_interpreted_verify_is_a_real_compile(bridge, tmp_path):
-    """verify on the CPU sets TRITON_INTERPRET for its own imports only."""
+    """verify on the CPU runs in a child process started with TRITON_INTERPRET, so this process
+    goes on compiling for real."""
     path = os.path.join(ROOT, "tests", "fixtures", "cuda_idioms", "device_context.py")
     assert bridge.call("verify", {"task": path, "device": "cpu", "draws": 1})["ok"]
     reply = bridge.call("compile", {"task": path, "out_dir": str(tmp_path)})

@@ -18,7 +18,7 @@ def fixture(name):
 
 @pytest.fixture(scope="module")
 def bridge():
-    server = BridgeServer()
+    server = BridgeServer(interpret=True)
     yield server
     server.close()
 
