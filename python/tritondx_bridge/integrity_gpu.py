@@ -6,7 +6,7 @@ import tempfile
 
 import torch
 
-from .integrity_runtime import _Watch, clone_inputs, module_kernels
+from .integrity_watch import Watch, clone_inputs, module_kernels
 
 # GPU kernels PyTorch runs for the allowed ops (fills for zeros/full, copies for clone/copy_).
 ALLOWED_TORCH_KERNEL_PATTERNS = ("FillFunctor", "fill_kernel", "copy_kernel", "direct_copy", "CatArrayBatchedCopy")
@@ -18,7 +18,7 @@ def profile_kernels(module, inputs):
     from torch.profiler import ProfilerActivity, profile
     marker = torch.empty(1, device="cuda")
     torch.cuda.synchronize()
-    with _Watch(module), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    with Watch(module), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         marker.fill_(7.0)  # (the watch only restores patched timers and the environment here)
         module.launch(*inputs)
         torch.cuda.synchronize()

@@ -118,21 +118,32 @@ def parse_task(path):
     return path, source, tree
 
 
-def load_task(path):
-    path, source, tree = parse_task(path)
-    module_name = f"tritondx_task_{abs(hash(path))}"
+def import_file(path, prefix):
+    """Imports the Python file at `path` as a module of its own (named from `prefix`, the path and
+    how many modules exist, so two imports of one file are two modules), with its folder on
+    sys.path while it runs (a task may import its neighbours). Raises what the file raises."""
+    path = os.path.abspath(path)
+    module_name = f"{prefix}_{abs(hash(path))}_{len(sys.modules)}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     sys.path.insert(0, os.path.dirname(path))
     try:
         spec.loader.exec_module(module)
+    finally:
+        sys.path.pop(0)
+    return module
+
+
+def load_task(path):
+    path, source, tree = parse_task(path)
+    try:
+        module = import_file(path, "tritondx_task")
     except Exception as e:  # noqa: BLE001 - any import-time failure is the task's problem
         line = _error_line_in(path, e.__traceback__)
         raise BridgeError("import-error", f"importing the task failed: {type(e).__name__}: {e}",
                           file=path, line=line, detail=traceback.format_exc()) from e
-    finally:
-        sys.path.pop(0)
+    module_name = module.__name__
 
     spans = _function_spans(tree)
     kernels = {}

@@ -184,11 +184,12 @@ def test_poison_fits_every_float_dtype(dtype):
     # CUDA refuses fill_(1e30) on a half tensor ("cannot be converted ... without overflow"), so the
     # poison must be clamped to what the dtype holds; a finite poison still marks unwritten outputs.
     from tritondx_bridge import integrity_runtime
+    from tritondx_bridge.integrity_watch import fill_poison
     t = torch.zeros(8, dtype=dtype)
-    integrity_runtime._fill(t, integrity_runtime.POISONS[1])
+    fill_poison(t, integrity_runtime.POISONS[1])
     expected = min(1e30, torch.finfo(dtype).max)
     assert torch.isfinite(t.float()).all() and t.float()[0].item() == pytest.approx(expected, rel=1e-2)
-    integrity_runtime._fill(t, integrity_runtime.POISONS[0])
+    fill_poison(t, integrity_runtime.POISONS[0])
     if dtype != torch.float8_e4m3fn:  # e4m3fn has a NaN, but fill_ keeps the bit pattern; checked above
         assert torch.isnan(t.float()).all()
 
