@@ -52,8 +52,8 @@ void BM_ParseSass(benchmark::State& state) {
   set_bytes(state, text(".sass").size());
 }
 void BM_SplitPassDump(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(split_pass_dump(text(".passes.txt")));
-  set_bytes(state, text(".passes.txt").size());
+  for (auto _ : state) benchmark::DoNotOptimize(split_pass_dump(text(".passes.txt.gz")));
+  set_bytes(state, text(".passes.txt.gz").size());
 }
 
 // The whole job `inspect --pass-dumps` does in C++: read and parse every stage, build the
@@ -62,7 +62,7 @@ void BM_LoadProgramAllStages(benchmark::State& state) {
   CompiledKernel k;
   k.name = "matmul_bias_gelu_kernel";
   for (const char* stage : {"ttir", "ttgir", "llir", "ptx", "sass"}) k.files[stage] = kStem + "." + stage;
-  k.files["passes"] = kStem + ".passes.txt";
+  k.files["passes"] = kStem + ".passes.txt.gz";
   for (auto _ : state) {
     Program p = load_program(k);
     if (!p.problems.empty()) state.SkipWithError(p.problems.front().to_string().c_str());

@@ -7,7 +7,7 @@ cd "$root"
 
 apt_packages=(cmake ninja-build g++ python3-venv libcli11-dev nlohmann-json3-dev libfmt-dev
               libsqlitecpp-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
-              libcpp-httplib-dev patch)
+              libcpp-httplib-dev libssl-dev zlib1g-dev patch)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -8,6 +8,7 @@ Each task gets a folder named after the file with, per launched kernel, the stag
 the bridge's reply with paths made relative to the folder.
 """
 import glob
+import gzip
 import json
 import os
 import shutil
@@ -18,6 +19,9 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "fixtures", "triton-3.6.0")
 KEEP = (".ttir", ".ttgir", ".llir", ".ptx", ".sass", ".passes.txt")
+# Stage files larger than this are kept gzipped (the large matmul's pass dump is 11 MB, 0.55 MB
+# gzipped), so the repository stays small.
+GZIP_ABOVE = 4 * 1024 * 1024
 
 
 def generate(task):
@@ -37,8 +41,15 @@ def generate(task):
             files = {}
             for stage, path in kernel["files"].items():
                 if path.endswith(KEEP):
-                    shutil.copy(path, os.path.join(dest, os.path.basename(path)))
-                    files[stage] = os.path.basename(path)
+                    name = os.path.basename(path)
+                    if os.path.getsize(path) > GZIP_ABOVE:  # read_file (core/file.h) decompresses
+                        name += ".gz"
+                        with open(path, "rb") as src, open(os.path.join(dest, name), "wb") as raw, \
+                                gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
+                            shutil.copyfileobj(src, out)
+                    else:
+                        shutil.copy(path, os.path.join(dest, name))
+                    files[stage] = name
             kernel["files"] = files
             kernel["compile_seconds"] = None  # not reproducible; kept out of the fixture
         reply["task"] = os.path.relpath(reply["task"], ROOT)

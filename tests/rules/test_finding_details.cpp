@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <set>
 
-#include "tritondx/ladder/l0_triage/scan_propagate_match.h"
+#include "tritondx/source/scan_propagate_match.h"
 #include "tritondx/ladder/rule.h"
 #include "tritondx/ladder/session.h"
 

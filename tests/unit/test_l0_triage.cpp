@@ -8,8 +8,8 @@
 #include <set>
 
 #include "tritondx/ladder/context.h"
-#include "tritondx/ladder/l0_triage/block_index.h"
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/block_index.h"
+#include "tritondx/source/kernel_view.h"
 #include "tritondx/ladder/rule.h"
 
 namespace tdx {

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "tritondx/inspect/kernel_summary.h"
+#include "tritondx/analysis/kernel_summary.h"
 #include "tritondx/inspect/line_view.h"
 #include "tritondx/ir/instruction_class.h"
 #include "tritondx/ir/source_map.h"

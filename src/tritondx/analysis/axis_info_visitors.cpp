@@ -4,12 +4,16 @@
 // make_range, ub.poison, arith.constant, addptr/addi/subi, muli, div, rem, broadcast,
 // splat, expand_dims, cmpi, andi/ori/xori, select, shli/shrui/shrsi, max/min, load, trans.
 // Every other op gets the pessimistic state.
+// Longer than 500 lines because it keeps Triton's transfer functions together in the order of
+// AxisInfo.cpp, one per op, so that each reads against its original; split by op family, that
+// one-to-one check would span several files.
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <numeric>
 
 #include "tritondx/analysis/axis_info_internal.h"
+#include "tritondx/core/text.h"
 
 namespace tdx::axis {
 
@@ -119,14 +123,8 @@ bool is_integer_element(std::string_view e) {
 
 namespace {
 
-std::string_view trim_sv(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::optional<int64_t> parse_int64(std::string_view s) {
-  s = trim_sv(s);
+  s = trim(s);
   if (s.empty()) return std::nullopt;
   bool neg = false;
   if (s[0] == '-' || s[0] == '+') {
@@ -156,31 +154,31 @@ std::optional<int64_t> parse_int64(std::string_view s) {
 
 // "16 : i32" -> "16"; "dense<16> : tensor<1xi32>" -> "dense<16>", with the type text.
 std::pair<std::string_view, std::string_view> split_value_type(std::string_view s) {
-  s = trim_sv(s);
+  s = trim(s);
   int depth = 0;
   for (size_t i = 0; i + 2 < s.size(); ++i) {
     char c = s[i];
     if (c == '<' || c == '[' || c == '(' || c == '{') ++depth;
     else if (c == '>' || c == ']' || c == ')' || c == '}') --depth;
     else if (depth == 0 && c == ' ' && s[i + 1] == ':' && s[i + 2] == ' ')
-      return {trim_sv(s.substr(0, i)), trim_sv(s.substr(i + 3))};
+      return {trim(s.substr(0, i)), trim(s.substr(i + 3))};
   }
   return {s, {}};
 }
 
 // Numbers inside "dense<...>" or a bare scalar; `count` repeats a splat.
 std::optional<std::vector<int64_t>> read_values(std::string_view value, size_t splat_count) {
-  value = trim_sv(value);
+  value = trim(value);
   std::vector<int64_t> out;
   if (value.starts_with("dense<") && value.ends_with(">")) {
-    std::string_view inner = trim_sv(value.substr(6, value.size() - 7));
+    std::string_view inner = trim(value.substr(6, value.size() - 7));
     if (!inner.empty() && inner[0] == '[') {
       std::string_view list = inner.substr(1, inner.size() >= 2 ? inner.size() - 2 : 0);
       size_t start = 0;
       while (start <= list.size()) {
         size_t comma = list.find(',', start);
         std::string_view piece = list.substr(start, comma == std::string_view::npos ? list.npos : comma - start);
-        piece = trim_sv(piece);
+        piece = trim(piece);
         while (!piece.empty() && (piece.front() == '[')) piece.remove_prefix(1);
         while (!piece.empty() && (piece.back() == ']')) piece.remove_suffix(1);
         auto v = parse_int64(piece);
@@ -498,7 +496,7 @@ std::optional<AxisInfo> visit_constant(const MlirOp& op, const OpInputs& in) {
   bool is_bool_literal = value == "true" || value == "false" || value == "dense<true>" || value == "dense<false>";
   if (element.empty() && is_bool_literal) element = "i1";
   if (!is_integer_element(element)) return std::nullopt;
-  if (value.starts_with("dense<") && value.size() > 7 && trim_sv(value.substr(6)).starts_with("[")) return std::nullopt;
+  if (value.starts_with("dense<") && value.size() > 7 && trim(value.substr(6)).starts_with("[")) return std::nullopt;
   auto vals = read_values(value, 1);
   if (!vals || vals->empty()) return std::nullopt;
   int64_t v = (*vals)[0];

@@ -1,27 +1,21 @@
-#include "tritondx/inspect/kernel_summary.h"
+#include "tritondx/analysis/kernel_summary.h"
 
 #include <algorithm>
 
 #include "tritondx/ir/instruction_class.h"
 #include "tritondx/ir/source_map.h"
+#include "tritondx/core/text.h"
 
 namespace tdx {
 
 namespace {
-
-std::string trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(b, e - b + 1));
-}
 
 // The op text without its trailing loc(...), for quoting.
 std::string quote_op(const MlirOp& op) {
   std::string_view t = op.text;
   auto pos = t.rfind(" loc(");
   if (pos != std::string_view::npos) t = t.substr(0, pos);
-  return trim(t);
+  return trim_copy(t);
 }
 
 std::string join(const std::vector<int64_t>& v) {

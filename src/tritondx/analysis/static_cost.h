@@ -13,10 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tritondx/inspect/kernel_summary.h"
+#include "tritondx/analysis/kernel_summary.h"
 #include "tritondx/ir/program.h"
-#include "tritondx/ladder/context.h"
 #include "tritondx/target/target.h"
+#include "tritondx/task/launch_info.h"
 
 namespace tdx {
 

@@ -1,7 +1,9 @@
 // `tritondx bench`: the benchmark suite, sharded and resumable (docs/bench.md).
 #pragma once
 
-#include "tritondx/cli/commands.h"
+#include <CLI/CLI.hpp>
+
+#include "tritondx/core/command.h"
 
 namespace tdx::cli {
 

@@ -3,64 +3,31 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 
-extern char** environ;
+#include "tritondx/bridge/subprocess.h"
 
 namespace tdx {
 
 BridgeProcess::~BridgeProcess() { stop(); }
 
 bool BridgeProcess::start(std::string& why) {
-  int in[2], out[2], err[2];
-  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
-    why = std::string("pipe: ") + std::strerror(errno);
-    return false;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e; ++e) {
-    std::string entry(*e);
-    auto eq = entry.find('=');
-    if (eq != std::string::npos && env_.contains(entry.substr(0, eq))) continue;
-    env_strings.push_back(std::move(entry));
-  }
-  for (const auto& [k, v] : env_) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp, args;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  for (auto& a : argv_) args.push_back(a.data());
-  args.push_back(nullptr);
-  int rc = posix_spawnp(&pid_, args[0], &actions, &attr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(in[0]);
-  close(out[1]);
-  close(err[1]);
-  if (rc != 0) {
-    close(in[1]);
-    close(out[0]);
-    close(err[0]);
+  try {
+    SpawnedProcess child = spawn_with_pipes(argv_, env_);
+    pid_ = child.pid;
+    in_ = child.in;
+    out_ = child.out;
+    err_ = child.err;
+  } catch (const std::system_error& e) {
     pid_ = -1;
-    why = "cannot start " + argv_.front() + ": " + std::strerror(rc);
+    why = e.what();
     return false;
   }
-  in_ = in[1];
-  out_ = out[0];
-  err_ = err[0];
   fcntl(out_, F_SETFL, O_NONBLOCK);
   fcntl(err_, F_SETFL, O_NONBLOCK);
   signal(SIGPIPE, SIG_IGN);

@@ -1,5 +1,9 @@
-// Running a child process with stdin text, captured output and a wall-clock timeout.
+// Starting child processes: the one spawner (a process group of its own, pipes to its stdin,
+// stdout and stderr, the parent's environment with additions) and, on top of it, running a
+// child with stdin text, captured output and a wall-clock timeout.
 #pragma once
+
+#include <sys/types.h>
 
 #include <chrono>
 #include <map>
@@ -22,6 +26,20 @@ struct ProcessOptions {
   std::map<std::string, std::string> env;  // added to (or replacing in) the parent's environment
   std::string cwd;
 };
+
+// A started child and the parent's ends of its pipes (the caller closes them).
+struct SpawnedProcess {
+  pid_t pid = -1;
+  int in = -1;   // write end of the child's stdin
+  int out = -1;  // read end of its stdout
+  int err = -1;  // read end of its stderr
+};
+
+// Spawns argv[0] (searched on PATH) in a process group of its own, with the parent's environment
+// plus `env` (which replaces variables of the same name), in `cwd` when not empty. Throws
+// std::system_error when the pipes cannot be made or the process cannot be started.
+SpawnedProcess spawn_with_pipes(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                                const std::string& cwd = {});
 
 // Spawns argv[0] (searched on PATH), writes `input` to its stdin, collects stdout and stderr.
 // On timeout the whole process group is killed (SIGKILL) and timed_out is set.

@@ -2,13 +2,11 @@
 // and returns the function that runs it.
 #pragma once
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
 
-namespace tdx::cli {
+#include "tritondx/core/command.h"
 
-using Runner = std::function<int()>;
+namespace tdx::cli {
 
 Runner add_inspect_command(CLI::App& app);
 Runner add_diagnose_command(CLI::App& app);

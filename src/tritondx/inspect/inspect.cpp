@@ -26,14 +26,6 @@ BridgeFailure failure(Diagnostic d) { return BridgeFailure{std::move(d), "task",
 
 // One folder per task and process: two tritondx runs on the same task at once (parallel tests,
 // two terminals) must not read each other's half-written stage files.
-std::string default_artifacts_dir(const std::string& task_path) {
-  auto stem = fs::path(task_path).stem().string();
-  auto hash = std::hash<std::string>{}(fs::absolute(task_path).string());
-  return (fs::temp_directory_path() / "tritondx-artifacts" /
-          fmt::format("{}-{:08x}-{}", stem, hash & 0xffffffffu, static_cast<long>(::getpid())))
-      .string();
-}
-
 std::expected<InspectReport, BridgeFailure> run_inspect(const Bridge& bridge, const InspectOptions& options) {
   InspectReport report;
   auto target = load_target(options.target);

@@ -6,7 +6,8 @@
 
 #include "tritondx/bridge/bridge.h"
 #include "tritondx/compile/compile.h"
-#include "tritondx/inspect/kernel_summary.h"
+#include "tritondx/core/file.h"
+#include "tritondx/analysis/kernel_summary.h"
 #include "tritondx/inspect/line_view.h"
 #include "tritondx/task/task.h"
 
@@ -40,7 +41,5 @@ struct InspectReport {
 // A compile failure keeps the bridge's detail (Triton's message, the source line).
 std::expected<InspectReport, BridgeFailure> run_inspect(const Bridge& bridge, const InspectOptions& options);
 
-// <tmp>/tritondx-artifacts/<stem>-<path hash>-<pid>: per task and per process.
-std::string default_artifacts_dir(const std::string& task_path);
 
 }  // namespace tdx

@@ -1,6 +1,6 @@
 #include "tritondx/inspect/line_view.h"
 
-#include "tritondx/inspect/kernel_summary.h"
+#include "tritondx/analysis/kernel_summary.h"
 #include "tritondx/ir/instruction_class.h"
 
 namespace tdx {

@@ -5,14 +5,6 @@
 
 namespace tdx {
 
-Expected<std::string> read_file(const std::string& path, Stage stage) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(stage, "cannot read file", 0, path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 namespace {
 
 template <class Module, class Parse>

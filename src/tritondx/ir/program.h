@@ -9,6 +9,7 @@
 
 #include "tritondx/compile/compile.h"
 #include "tritondx/core/diagnostic.h"
+#include "tritondx/core/file.h"
 #include "tritondx/core/source_loc.h"
 #include "tritondx/ir/llvm_ir.h"
 #include "tritondx/ir/mlir.h"
@@ -57,8 +58,5 @@ struct Program {
 // Reads and parses every stage file of a compiled kernel. A stage that fails to parse
 // is left empty and its Diagnostic is added to `problems`.
 Program load_program(const CompiledKernel& kernel);
-
-// Reads a whole file; a Diagnostic of the given stage if it cannot.
-Expected<std::string> read_file(const std::string& path, Stage stage);
 
 }  // namespace tdx

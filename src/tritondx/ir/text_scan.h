@@ -9,25 +9,19 @@
 #include <string_view>
 #include <vector>
 
+#include "tritondx/core/text.h"
+
 namespace tdx::scan {
 
-inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+using tdx::is_space;
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 inline bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 inline bool is_ident(char c) { return is_alpha(c) || is_digit(c) || c == '_' || c == '$' || c == '.'; }
 
-inline std::string_view ltrim(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size() && is_space(s[i])) ++i;
-  return s.substr(i);
-}
-inline std::string_view rtrim(std::string_view s) {
-  size_t n = s.size();
-  while (n > 0 && is_space(s[n - 1])) --n;
-  return s.substr(0, n);
-}
-inline std::string_view trim(std::string_view s) { return rtrim(ltrim(s)); }
+using tdx::ltrim;
+using tdx::rtrim;
+using tdx::trim;
 
 // Iterates the lines of a text with 1-based numbers; the newline (and a '\r' before it) is
 // not part of the line.

@@ -10,12 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tritondx/inspect/kernel_summary.h"
+#include "tritondx/analysis/kernel_summary.h"
 #include "tritondx/ir/program.h"
 #include "tritondx/ir/source_map.h"
 #include "tritondx/ladder/finding.h"
 #include "tritondx/pyast/py_ast.h"
 #include "tritondx/target/target.h"
+#include "tritondx/task/launch_info.h"
 #include "tritondx/task/task.h"
 
 namespace tdx {
@@ -25,26 +26,6 @@ struct Measurement;
 struct Roofline;
 struct NcuProfile;
 struct HotLine;
-
-// One captured launch of a kernel (from the bridge's `capture` verb).
-struct LaunchInfo {
-  std::string kernel;
-  std::vector<long long> grid;
-  nlohmann::json signature;   // param -> "*fp32" | "i32" | "constexpr"
-  nlohmann::json constexprs;  // param -> value
-  nlohmann::json attrs;       // param -> [["tt.divisibility", 16]]
-  nlohmann::json options;     // num_warps, num_stages, ...
-  nlohmann::json args;        // param -> {"kind": "tensor", shape, dtype, stride, bytes} | {"kind": "scalar", value}
-
-  long long programs() const;  // product of the grid
-  std::optional<long long> int_arg(std::string_view name) const;  // scalar or constexpr integer value
-  int num_warps() const;
-  int num_stages() const;
-  // Integer constexprs whose name contains BLOCK (any case): the launch's block sizes.
-  std::vector<std::pair<std::string, long long>> block_constexprs() const;
-};
-
-LaunchInfo launch_from_json(const nlohmann::json& j);
 
 // A what-if compile: the same task with exactly one change (see capture.py's what_if).
 struct WhatIfResult {

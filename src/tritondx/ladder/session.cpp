@@ -7,7 +7,7 @@
 #include "tritondx/analysis/static_cost.h"
 #include "tritondx/compile/capture_notes.h"
 #include "tritondx/measure/profile.h"
-#include "tritondx/inspect/inspect.h"
+#include "tritondx/core/file.h"
 
 namespace tdx {
 

@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/kernel_view.h"
 #include "tritondx/ladder/session.h"
 #include "tritondx/rewrite/recipe.h"
 #include "tritondx/rewrite/recipe_rewriter.h"
-#include "tritondx/rewrite/recipes/program_tile.h"
+#include "tritondx/rewrite/program_tile_names.h"
 
 namespace tdx {
 namespace {

@@ -1,7 +1,9 @@
 // `tritondx optimize TASK`: rewrite, verify, keep the best, report.
 #pragma once
 
-#include "tritondx/cli/commands.h"
+#include <CLI/CLI.hpp>
+
+#include "tritondx/core/command.h"
 
 namespace tdx::cli {
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "tritondx/task/task.h"  // split_lines
+#include "tritondx/core/text.h"
 
 namespace tdx {
 

@@ -1,4 +1,4 @@
-#include "tritondx/ladder/l0_triage/block_index.h"
+#include "tritondx/source/block_index.h"
 
 namespace tdx::l0 {
 

@@ -1,4 +1,4 @@
-#include "tritondx/ladder/l0_triage/causal_loop.h"
+#include "tritondx/source/causal_loop.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "tritondx/ladder/l0_triage/interleaved_pairs.h"
+#include "tritondx/source/interleaved_pairs.h"
 
 #include <algorithm>
 #include <cstdlib>

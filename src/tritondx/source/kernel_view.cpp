@@ -1,4 +1,4 @@
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/kernel_view.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "tritondx/ladder/l0_triage/max_argmax.h"
+#include "tritondx/source/max_argmax.h"
 
 #include <tuple>
 

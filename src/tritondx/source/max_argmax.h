@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/kernel_view.h"
 
 namespace tdx::l0 {
 

@@ -1,10 +1,10 @@
-#include "tritondx/ladder/l0_triage/repeated_max_match.h"
+#include "tritondx/source/repeated_max_match.h"
 
 #include <fmt/format.h>
 
 #include <tuple>
 
-#include "tritondx/ladder/l0_triage/max_argmax.h"
+#include "tritondx/source/max_argmax.h"
 
 namespace tdx::l0 {
 namespace {

@@ -1,4 +1,4 @@
-#include "tritondx/ladder/l0_triage/scan_propagate_match.h"
+#include "tritondx/source/scan_propagate_match.h"
 
 #include <fmt/format.h>
 

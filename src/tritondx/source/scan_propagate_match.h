@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/kernel_view.h"
 
 namespace tdx::l0 {
 

@@ -1,4 +1,4 @@
-// SHA-256 (FIPS 180-4) of a byte string, as 64 lowercase hex digits. The store keys runs by
+// SHA-256 (FIPS 180-4, computed by OpenSSL) of a byte string, as 64 lowercase hex digits. The store keys runs by
 // the hash of the task file's text and de-duplicates candidates by the hash of their source.
 #pragma once
 

@@ -15,18 +15,6 @@ std::string_view Task::line(int number) const {
   return lines[static_cast<size_t>(number - 1)];
 }
 
-std::vector<std::string> split_lines(std::string_view text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    out.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 Expected<Task> load_task(const Bridge& bridge, const std::string& path) {
   std::error_code ec;
   auto absolute = std::filesystem::absolute(path, ec).lexically_normal().string();

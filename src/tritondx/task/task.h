@@ -8,6 +8,7 @@
 
 #include "tritondx/bridge/bridge.h"
 #include "tritondx/core/diagnostic.h"
+#include "tritondx/core/text.h"
 
 namespace tdx {
 
@@ -45,7 +46,5 @@ Expected<Task> load_task(const Bridge& bridge, const std::string& path);
 // A Task from the bridge's description: {"path", "source", "kernels", "task"} (the `ast`
 // reply, or the `task_info` of a compile reply made with include_task).
 Task task_from_json(const nlohmann::json& j);
-
-std::vector<std::string> split_lines(std::string_view text);
 
 }  // namespace tdx

@@ -1,6 +1,6 @@
 // l0-causal-mask-every-block: a causal key loop that stops at the diagonal but masks every block,
 // though only the blocks crossing the diagonal hold a key after a query.
-#include "tritondx/ladder/l0_triage/causal_loop.h"
+#include "tritondx/source/causal_loop.h"
 #include "tritondx/ladder/l0_triage/l0_rule.h"
 
 namespace tdx {

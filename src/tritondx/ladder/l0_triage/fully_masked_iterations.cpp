@@ -2,7 +2,7 @@
 // iterations past the diagonal compute scores that the mask then discards.
 #include <set>
 
-#include "tritondx/ladder/l0_triage/causal_loop.h"
+#include "tritondx/source/causal_loop.h"
 #include "tritondx/ladder/l0_triage/l0_rule.h"
 
 namespace tdx {

@@ -1,5 +1,5 @@
 // l0-interleaved-pair-access: even and odd elements of one row through two stride-2 accesses.
-#include "tritondx/ladder/l0_triage/interleaved_pairs.h"
+#include "tritondx/source/interleaved_pairs.h"
 #include "tritondx/ladder/l0_triage/l0_rule.h"
 
 namespace tdx {

@@ -1,7 +1,7 @@
 // l0-repeated-max-selection: top-k by K rounds of max, store and mask-out, each round a full
 // reduction over the tensor that waits for the one before.
 #include "tritondx/ladder/l0_triage/l0_rule.h"
-#include "tritondx/ladder/l0_triage/repeated_max_match.h"
+#include "tritondx/source/repeated_max_match.h"
 
 namespace tdx {
 namespace {

@@ -1,7 +1,7 @@
 // l0-scan-then-propagate: a blocked prefix scan writes each block's local scan to the output,
 // and a later launch reads the output back to add the scanned block totals.
 #include "tritondx/ladder/l0_triage/l0_rule.h"
-#include "tritondx/ladder/l0_triage/scan_propagate_match.h"
+#include "tritondx/source/scan_propagate_match.h"
 
 namespace tdx {
 namespace {

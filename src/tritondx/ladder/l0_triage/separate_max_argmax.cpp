@@ -1,6 +1,6 @@
 // l0-separate-max-argmax: tl.max(x) and tl.argmax(x) of one tensor: two reductions for one.
 #include "tritondx/ladder/l0_triage/l0_rule.h"
-#include "tritondx/ladder/l0_triage/max_argmax.h"
+#include "tritondx/source/max_argmax.h"
 
 namespace tdx {
 namespace {

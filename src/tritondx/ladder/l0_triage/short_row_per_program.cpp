@@ -1,5 +1,5 @@
 // l0-short-row-per-program: every program handles one short row, and there are very many programs.
-#include "tritondx/ladder/l0_triage/block_index.h"
+#include "tritondx/source/block_index.h"
 #include "tritondx/ladder/l0_triage/l0_rule.h"
 
 namespace tdx {

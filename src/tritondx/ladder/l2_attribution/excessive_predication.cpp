@@ -25,8 +25,8 @@ std::vector<std::string> defined(const PtxInstruction& i) {
   if (i.operands.empty()) return out;
   std::string_view d = i.operands[0];
   size_t bar = d.find('|');
-  out.emplace_back(trim(d.substr(0, bar)));
-  if (bar != std::string_view::npos) out.emplace_back(trim(d.substr(bar + 1)));
+  out.emplace_back(trim_copy(d.substr(0, bar)));
+  if (bar != std::string_view::npos) out.emplace_back(trim_copy(d.substr(bar + 1)));
   return out;
 }
 
@@ -47,8 +47,8 @@ class PredicateSlice {
       if (!p.empty() && p[0] == '!') p = p.substr(1);
       roots.push_back(p);
     }
-    if (mem.opcode == "cp" && mem.operands.size() >= 4 && is_register(trim(mem.operands[3])))
-      roots.push_back(trim(mem.operands[3]));
+    if (mem.opcode == "cp" && mem.operands.size() >= 4 && is_register(trim_copy(mem.operands[3])))
+      roots.push_back(trim_copy(mem.operands[3]));
     if (roots.empty()) return false;
     std::vector<std::string> work = roots;
     int guard = 0;
@@ -60,7 +60,7 @@ class PredicateSlice {
       if (!slice.insert(it->second).second) continue;
       const auto& d = ptx_.instructions[static_cast<size_t>(it->second)];
       for (size_t k = 1; k < d.operands.size(); ++k) {
-        std::string o = trim(d.operands[k]);
+        std::string o = trim_copy(d.operands[k]);
         if (is_register(o)) work.push_back(o);
       }
     }

@@ -32,17 +32,10 @@ std::string format_dims(const std::vector<int64_t>& v) {
   return s + "]";
 }
 
-std::string trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
-
 std::string quote_op(const MlirOp& op) {
   std::string_view t = op.text;
   if (auto pos = t.rfind(" loc("); pos != std::string_view::npos) t = t.substr(0, pos);
-  return trim(t);
+  return trim_copy(t);
 }
 
 ForArguments for_arguments(const MlirOp& for_op) {
@@ -52,7 +45,7 @@ ForArguments for_arguments(const MlirOp& for_op) {
   if (f == std::string_view::npos) return out;
   std::string_view rest = t.substr(f + 8);
   size_t eq = rest.find(" = ");
-  if (eq != std::string_view::npos) out.induction = trim(rest.substr(0, eq));
+  if (eq != std::string_view::npos) out.induction = trim_copy(rest.substr(0, eq));
   size_t ia = rest.find("iter_args(");
   if (ia == std::string_view::npos) return out;
   size_t i = ia + 10;
@@ -61,7 +54,7 @@ ForArguments for_arguments(const MlirOp& for_op) {
   auto take = [&](std::string_view item) {
     size_t e = item.find(" = ");
     if (e == std::string_view::npos) return;
-    out.iter.emplace_back(trim(item.substr(0, e)), trim(item.substr(e + 3)));
+    out.iter.emplace_back(trim_copy(item.substr(0, e)), trim_copy(item.substr(e + 3)));
   };
   for (; i < rest.size(); ++i) {
     char c = rest[i];
@@ -199,7 +192,7 @@ EvidenceLink IrView::ptx(const PtxInstruction& i, std::string note) const {
   e.stage = Stage::Ptx;
   e.loc = i.loc;
   e.ir_line = i.line;
-  e.quote = trim(i.text);
+  e.quote = trim_copy(i.text);
   e.note = std::move(note);
   return e;
 }
@@ -209,7 +202,7 @@ EvidenceLink IrView::sass(const SassInstruction& i, std::string note) const {
   e.stage = Stage::Sass;
   e.loc = i.loc;
   e.ir_line = i.line;
-  e.quote = trim(i.text);
+  e.quote = trim_copy(i.text);
   e.note = std::move(note);
   return e;
 }

@@ -14,6 +14,7 @@
 
 #include "tritondx/ir/instruction_class.h"
 #include "tritondx/ladder/context.h"
+#include "tritondx/core/text.h"
 
 namespace tdx {
 class ScalarEvaluator;

@@ -10,7 +10,7 @@
 #include "tritondx/analysis/axis_info.h"
 #include "tritondx/analysis/axis_info_internal.h"
 #include "tritondx/ladder/context.h"
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/kernel_view.h"
 #include "tritondx/ladder/l3_compiler/rules.h"
 
 namespace tdx {

@@ -1,4 +1,5 @@
 #include "tritondx/rewrite/llm/prompt.h"
+#include "tritondx/core/text.h"
 
 #include <filesystem>
 #include <set>
@@ -8,13 +9,6 @@
 namespace tdx {
 
 namespace {
-
-std::string trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
 
 // The longest run of backticks in `text` + 1 (at least 3), so a fence never closes early.
 std::string fence_for(const std::string& text) {
@@ -35,7 +29,7 @@ std::string launch_signature(const KernelContext& ctx) {
   if (!ctx.task) return {};
   for (size_t i = 0; i < ctx.task->lines.size(); ++i) {
     const std::string& l = ctx.task->lines[i];
-    if (l.rfind("def launch(", 0) == 0) return trim(l);
+    if (l.rfind("def launch(", 0) == 0) return trim_copy(l);
   }
   return {};
 }
@@ -61,7 +55,7 @@ std::string format_finding_for_prompt(const Finding& f, const KernelContext& ctx
   if (f.estimated_gain) head += fmt::format(", estimated gain {:.2f}x", *f.estimated_gain);
   out += head + ")\n";
   if (f.loc.known()) {
-    std::string line = trim(ctx.source_line(f.loc.line));
+    std::string line = trim_copy(ctx.source_line(f.loc.line));
     if (!line.empty()) out += fmt::format("Line {}: `{}`\n", f.loc.line, line);
   }
   if (!f.symptom.empty()) out += "Symptom: " + f.symptom + "\n";
@@ -77,7 +71,7 @@ std::string format_finding_for_prompt(const Finding& f, const KernelContext& ctx
         if (e.loc.known()) where += fmt::format(" (source line {})", e.loc.line);
       }
       std::string item = "- " + where;
-      if (!e.quote.empty()) item += ": `" + trim(e.quote) + "`";
+      if (!e.quote.empty()) item += ": `" + trim_copy(e.quote) + "`";
       if (!e.note.empty()) item += " -- " + e.note;
       out += item + "\n";
     }
@@ -116,7 +110,7 @@ std::string format_constraints_for_prompt(const RewriteRequest& request) {
                      "make_inputs gives; NaN never passes.\n",
                      tolerance_text(ctx));
   for (const auto& line : split_lines(request.constraints)) {
-    std::string t = trim(line);
+    std::string t = trim_copy(line);
     if (t.empty()) continue;
     out += (t.rfind("- ", 0) == 0 ? t : "- " + t) + "\n";
   }

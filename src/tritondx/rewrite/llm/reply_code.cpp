@@ -1,4 +1,5 @@
 #include "tritondx/rewrite/llm/reply_code.h"
+#include "tritondx/core/text.h"
 
 #include <unistd.h>
 
@@ -16,13 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
-
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
@@ -38,7 +32,7 @@ bool fence_line(const std::string& line, std::string& fence, std::string& info) 
   while (e < line.size() && line[e] == c) ++e;
   if (e - b < 3) return false;
   fence = line.substr(b, e - b);
-  info = trim(std::string_view(line).substr(e));
+  info = trim_copy(std::string_view(line).substr(e));
   return true;
 }
 
@@ -54,7 +48,7 @@ std::string dedent(const std::vector<std::string>& lines) {
   for (const auto& l : lines) {
     std::string t = l;
     if (!t.empty() && t.back() == '\r') t.pop_back();
-    out += (t.size() >= common ? t.substr(common) : trim(t)) + "\n";
+    out += (t.size() >= common ? t.substr(common) : trim_copy(t)) + "\n";
   }
   return out;
 }
@@ -114,7 +108,7 @@ Expected<std::string> extract_python_code(const std::string& reply) {
   if (code.empty())
     for (const auto& b : blocks)
       if (b.language.empty()) code += (code.empty() ? "" : "\n\n") + b.code;
-  if (trim(code).empty()) {
+  if (trim_copy(code).empty()) {
     std::string langs;
     for (const auto& b : blocks) langs += (langs.empty() ? "" : ", ") + (b.language.empty() ? "untagged" : b.language);
     return fail(Stage::Llm, fmt::format("no Python code block in the reply (found: {})", langs));
@@ -127,7 +121,7 @@ std::string reply_summary(const std::string& reply) {
   for (const auto& line : split_lines(reply)) {
     std::string f, info;
     if (fence_line(line, f, info)) break;
-    std::string t = trim(line);
+    std::string t = trim_copy(line);
     if (t.empty()) {
       if (!prose.empty()) break;
       continue;
@@ -171,7 +165,7 @@ Expected<ReplyCode> parse_reply_code(const Bridge& bridge, const std::string& co
     const int line = f.diagnostic.line - (out.first_line - 1);  // in the reply's own code
     std::string where;
     if (line > 0 && line <= static_cast<int>(lines.size()))
-      where = fmt::format(" at line {} of its code: `{}`", line, trim(lines[line - 1]));
+      where = fmt::format(" at line {} of its code: `{}`", line, trim_copy(lines[line - 1]));
     if (f.kind == "syntax-error") {
       std::string msg = f.diagnostic.message;
       if (msg.rfind("Python syntax error: ", 0) == 0) msg = msg.substr(21);

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "tritondx/ladder/l0_triage/block_index.h"
+#include "tritondx/source/block_index.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"

@@ -1,7 +1,7 @@
 // bitonic-topk: a top-k loop of max / store / mask-out rounds becomes tl.topk and one store.
 #include <fmt/format.h>
 
-#include "tritondx/ladder/l0_triage/repeated_max_match.h"
+#include "tritondx/source/repeated_max_match.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 #include "tritondx/rewrite/recipes/statement_util.h"

@@ -8,9 +8,10 @@
 #include <set>
 
 #include "tritondx/core/check.h"
-#include "tritondx/ladder/l0_triage/block_index.h"
+#include "tritondx/source/block_index.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
+#include "tritondx/core/text.h"
 
 namespace tdx {
 namespace {
@@ -24,11 +25,6 @@ struct BlockChange {
   std::string name;
   long long from = 0, to = 0;
 };
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  return s;
-}
 
 bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -672,7 +668,7 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
     if (other)
       return fail(Stage::Rewrite,
                   fmt::format("the launch also uses {} at line {} (`{}`): it may depend on {}; not retuned", c.from,
-                              other->line, trimmed(ctx.task->line(other->line)), c.name),
+                              other->line, ltrim(ctx.task->line(other->line)), c.name),
                   other->line);
   }
   return edits;

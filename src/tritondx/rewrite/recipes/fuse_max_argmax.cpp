@@ -1,7 +1,7 @@
 // fuse-max-argmax: tl.max(x, axis) and tl.argmax(x, axis) become one tl.max(..., return_indices=True).
 #include <fmt/format.h>
 
-#include "tritondx/ladder/l0_triage/max_argmax.h"
+#include "tritondx/source/max_argmax.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 #include "tritondx/rewrite/recipes/statement_util.h"

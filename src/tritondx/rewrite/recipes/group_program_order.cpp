@@ -1,7 +1,7 @@
 // group-program-order: row-major pid -> (pid_m, pid_n) becomes Triton's grouped ordering.
 #include <fmt/format.h>
 
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/kernel_view.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 #include "tritondx/rewrite/recipes/statement_util.h"

@@ -1,7 +1,7 @@
 // hoist-load: move a loop-invariant `name = tl.load(...)` out of the loop it sits in.
 #include <fmt/format.h>
 
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/kernel_view.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 #include "tritondx/rewrite/recipes/statement_util.h"

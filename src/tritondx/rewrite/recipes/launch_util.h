@@ -10,7 +10,7 @@
 
 #include <set>
 
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/kernel_view.h"
 #include "tritondx/rewrite/recipe.h"
 
 namespace tdx::launch_util {

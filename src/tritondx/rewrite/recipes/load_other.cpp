@@ -1,7 +1,7 @@
 // load-other: give a masked tl.load feeding max/min the reduction's identity as `other=`.
 #include <fmt/format.h>
 
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/kernel_view.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 

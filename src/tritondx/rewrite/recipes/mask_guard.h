@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "tritondx/ladder/l0_triage/block_index.h"
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/block_index.h"
+#include "tritondx/source/kernel_view.h"
 #include "tritondx/rewrite/recipe.h"
 
 namespace tdx::mask_guard {

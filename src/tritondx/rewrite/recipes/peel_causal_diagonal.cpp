@@ -2,7 +2,7 @@
 // without the mask.
 #include <fmt/format.h>
 
-#include "tritondx/ladder/l0_triage/causal_loop.h"
+#include "tritondx/source/causal_loop.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "tritondx/ladder/l0_triage/kernel_view.h"
-#include "tritondx/ladder/l0_triage/scan_propagate_match.h"
+#include "tritondx/source/kernel_view.h"
+#include "tritondx/source/scan_propagate_match.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"

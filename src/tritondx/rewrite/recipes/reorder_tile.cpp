@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "tritondx/core/check.h"
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/kernel_view.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/program_tile.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"

@@ -1,7 +1,7 @@
 // reuse-loaded-value: a second identical tl.load becomes the name the first one was assigned to.
 #include <fmt/format.h>
 
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/kernel_view.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 #include "tritondx/rewrite/recipes/statement_util.h"

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "tritondx/ladder/l0_triage/block_index.h"
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/block_index.h"
+#include "tritondx/source/kernel_view.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/program_tile.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "tritondx/ladder/l0_triage/block_index.h"
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/block_index.h"
+#include "tritondx/source/kernel_view.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 #include "tritondx/rewrite/recipes/statement_util.h"

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "tritondx/ladder/l0_triage/interleaved_pairs.h"
+#include "tritondx/source/interleaved_pairs.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/kernel_view.h"
 
 namespace tdx::stmt_util {
 

@@ -8,14 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "tritondx/ladder/l0_triage/kernel_view.h"
+#include "tritondx/source/kernel_view.h"
+#include "tritondx/rewrite/program_tile_names.h"
 #include "tritondx/rewrite/recipe.h"
 
 namespace tdx::program_tile {
-
-inline constexpr const char* kTileRows = "TILE_ROWS";
-// The parameter added when no kernel parameter receives the grid's extent along the axis.
-inline constexpr const char* kRowBound = "n_grid_rows";
 
 // Refuses kernels that are not straight-line and elementwise: a loop, a branch, a reduction, a
 // transpose, an expand_dims or an atomic would see new shapes. (A reshape to a written shape
