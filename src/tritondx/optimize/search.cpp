@@ -1,5 +1,6 @@
 #include "tritondx/optimize/search.h"
 #include "tritondx/optimize/attempt_order.h"
+#include "tritondx/optimize/search_impl.h"
 
 #include <algorithm>
 #include <chrono>
@@ -29,6 +30,8 @@ namespace tdx {
 
 namespace fs = std::filesystem;
 
+namespace search_detail {
+
 namespace {
 
 // The levels a proposal may come from, climbing as gains plateau: L0 (and L1 when measured),
@@ -56,7 +59,8 @@ bool confirmed_rewrite_left(const SearchNode& n, bool being_expanded, const Reci
   });
 }
 
-// What a rewrite must keep, in prose (for the LLM; recipes keep it by construction).
+}  // namespace
+
 std::string constraints(const KernelContext& ctx) {
   std::string out =
       "Keep the task's `launch` signature and return value, and keep computing the result with the "
@@ -68,78 +72,6 @@ std::string constraints(const KernelContext& ctx) {
     out += "Outputs must match the reference within the default tolerance for their dtype. ";
   return out;
 }
-
-class Search {
- public:
-  Search(const Bridge& bridge, const OptimizeOptions& options) : bridge_(bridge), o_(options) {
-    register_all_rules(rules_);
-    register_builtin_recipes(recipes_);
-  }
-
-  Expected<OptimizeResult> run();
-
- private:
-  Expected<void> setup();
-  Expected<void> start_or_resume();
-  // After the original kernel's evaluation: the run's device, or no GPU; a rejected original ends the run.
-  Expected<void> settle_original();
-  Expected<size_t> evaluate_node(SearchNode node, const std::string* parent_source, bool measure);
-  Expected<void> expand(size_t index);
-  std::optional<size_t> next_frontier();
-  // Was the node made by a recipe whose value is in the recipes it enables?
-  bool enables_others(const SearchNode& n) const {
-    const Recipe* made = n.candidate.rewriter == "recipe" ? recipes_.find(n.candidate.recipe) : nullptr;
-    return made && !made->enables().empty();
-  }
-  bool budget_left(std::string& why) const;
-  // Seconds of the time budget spent so far (waiting for a GPU other bench workers hold is not).
-  double elapsed() const;
-  // Seconds this search has waited for a GPU other bench workers held.
-  double waited() const;
-  size_t best_index() const;
-  // The indices of a node and its ancestors, up to the original: the node's line.
-  std::vector<size_t> line_of(size_t index) const;
-  std::optional<size_t> tuning_rival(size_t best) const;
-  Expected<void> tune_launch();
-  Expected<void> tune_node(size_t index, nlohmann::json& record);
-  Expected<void> rewrite_after_tuning();
-  // Stores `candidate` as a child of node `parent` and evaluates it, measured; nothing when its
-  // source is already in the run.
-  Expected<void> evaluate_late_child(size_t parent, Candidate candidate);
-  Expected<void> finish();
-  // `profile`: Nsight Compute too (the original, and nodes about to be expanded); `original`: the
-  // node is the original kernel (a recording given on the command line is its evidence).
-  EvaluateOptions eval_options(bool measure, bool candidate, bool profile = false, bool original = false) const;
-  Expected<DiagnosisSession*> session_for(size_t index);
-  void note_once(std::string note) {
-    if (std::find(r_.notes.begin(), r_.notes.end(), note) == r_.notes.end()) r_.notes.push_back(std::move(note));
-  }
-
-  const Bridge& bridge_;
-  OptimizeOptions o_;
-  RuleRegistry rules_;
-  RecipeRegistry recipes_;
-  std::optional<Store> store_;
-  std::unique_ptr<Bridge> llm_bridge_;
-  std::unique_ptr<LlmRewriter> llm_;
-  OptimizeResult r_;
-  std::string original_source_;
-  std::optional<integrity::TaskSource> original_task_;  // what every candidate must stay faithful to
-  std::string task_sha_;
-  fs::path candidates_dir_, artifacts_dir_;
-  // Candidates run in a bridge of their own (their module is imported and launched there), so
-  // nothing one candidate does at import time can reach another, or the original's session.
-  // Only the original's session is kept; a candidate's is rebuilt when it is expanded.
-  std::map<size_t, std::unique_ptr<DiagnosisSession>> sessions_;
-  std::unique_ptr<Bridge> expansion_bridge_;
-  std::vector<std::string> seen_;  // source hashes already in the run
-  size_t escalation_ = 0;
-  std::set<long long> llm_asked_;  // (candidate, escalation) pairs the LLM was asked about
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  double waited_at_start_ = bridge_gpu_lock_wait_seconds();
-  EvaluationCosts costs_;
-  std::optional<size_t> expanding_;  // the node expand() is working on
-};
 
 EvaluateOptions Search::eval_options(bool measure, bool candidate, bool profile, bool original) const {
   EvaluateOptions e;
@@ -154,39 +86,6 @@ EvaluateOptions Search::eval_options(bool measure, bool candidate, bool profile,
   return e;
 }
 
-Expected<void> Search::setup() {
-  fs::path task = fs::absolute(o_.task_path);
-  if (!fs::exists(task)) return fail(Stage::Task, fmt::format("task file not found: {}", o_.task_path));
-  r_.task_path = task.string();
-  // The text as the bridge reads it (every candidate is derived from that text), parsed once for
-  // the integrity checks.
-  auto original = integrity::load_task_source(bridge_, r_.task_path);
-  if (!original) return std::unexpected(original.error());
-  original_task_ = std::move(*original);
-  original_source_ = original_task_->source;
-  task_sha_ = sha256_hex(original_source_);
-  fs::path out = o_.out_dir.empty() ? default_out_dir(task) : fs::path(o_.out_dir);
-  r_.out_dir = out.string();
-  r_.store_path = o_.store_path.empty() ? (out / "store.sqlite").string() : o_.store_path;
-  candidates_dir_ = out / "candidates";
-  artifacts_dir_ = out / "artifacts";
-  std::error_code ec;
-  fs::create_directories(candidates_dir_, ec);
-  if (ec) return fail(Stage::Store, fmt::format("cannot create {}: {}", candidates_dir_.string(), ec.message()));
-  fs::create_directories(fs::path(r_.store_path).parent_path(), ec);
-  if (o_.llm) {
-    auto config = load_llm_config(o_.llm_config);
-    if (!config) return std::unexpected(config.error());
-    llm_bridge_ = std::make_unique<Bridge>(bridge_.config());  // replies are imported there, not here
-    llm_ = std::make_unique<LlmRewriter>(std::move(*config), *llm_bridge_);
-  }
-  auto store = Store::open(r_.store_path);
-  if (!store) return std::unexpected(store.error());
-  store_.emplace(std::move(*store));
-  return {};
-}
-
-// Evaluates a node (already in the store), records everything, and appends it to the result.
 Expected<size_t> Search::evaluate_node(SearchNode node, const std::string* parent_source, bool measure) {
   TDX_CHECK(store_->set_candidate_status(node.id, CandidateStatus::Evaluating));
   node.path = (candidates_dir_ / fmt::format("c{}.py", node.id)).string();
@@ -220,94 +119,6 @@ Expected<size_t> Search::evaluate_node(SearchNode node, const std::string* paren
   if (!cand && e.verified() && e.session) sessions_[index] = std::move(e.session);
   r_.nodes.push_back(std::move(node));
   return index;
-}
-
-Expected<void> Search::start_or_resume() {
-  if (o_.resume) {
-    auto run = TDX_TRY(store_->latest_unfinished_run(task_sha_, ""));
-    if (!run) return fail(Stage::Store, fmt::format("--resume: {} holds no unfinished run of this task", r_.store_path));
-    if (!run->info.device.empty()) {  // checked before resume_state() reopens the run
-      const std::string why = card_change(run->info.device, TDX_TRY(visible_gpu(bridge_)));
-      if (!why.empty())
-        return fail(Stage::Store, fmt::format("--resume: run {} of this task in {} cannot go on here: {}. Start a new "
-                                              "run (leave out --resume), or resume it on that card",
-                                              run->id, r_.store_path, why));
-    }
-    auto state = TDX_TRY(store_->resume_state(run->id));
-    r_.run_id = run->id;
-    r_.resumed = true;
-    // A run cut short while its original was evaluated has no device yet: it is measured now
-    // when it asked for a GPU.
-    const bool original_pending = std::none_of(state.finished.begin(), state.finished.end(),
-                                               [](const CandidateRecord& c) { return c.parent_id == std::nullopt; });
-    r_.gpu = !state.run.info.device.empty() || (original_pending && o_.gpu != GpuMode::Off);
-    for (const auto& rec : state.finished) {
-      SearchNode n = node_from_record(rec);
-      n.path = (candidates_dir_ / fmt::format("c{}.py", n.id)).string();
-      n.findings = TDX_TRY(store_->findings(n.id));
-      seen_.push_back(rec.source_sha256);
-      r_.nodes.push_back(std::move(n));
-    }
-    r_.notes.push_back(fmt::format("resumed run {}: {} candidate(s) kept, {} in flight evaluated again", run->id,
-                                   state.finished.size(), state.redo.size()));
-    // The initial kernel's frozen copy, which candidates are verified against.
-    if (!r_.nodes.empty() && r_.nodes.front().candidate.rewriter == "original" && !fs::exists(r_.nodes.front().path)) {
-      std::ofstream out(r_.nodes.front().path);
-      out << r_.nodes.front().candidate.source;
-      if (!out) return fail(Stage::Store, fmt::format("cannot write {}", r_.nodes.front().path));
-    }
-    for (const auto& rec : state.redo) {
-      SearchNode n = node_from_record(rec);
-      const std::string* parent = nullptr;
-      for (const auto& p : r_.nodes)
-        if (p.id == n.parent) parent = &p.candidate.source;
-      seen_.push_back(rec.source_sha256);
-      TDX_TRY(evaluate_node(std::move(n), parent, r_.gpu));
-    }
-    if (r_.nodes.empty() || r_.nodes.front().candidate.rewriter != "original")
-      return fail(Stage::Store, "--resume: the run has no evaluated original kernel");
-    if (original_pending) return settle_original();
-    if (r_.nodes.front().status == "rejected")
-      return fail(Stage::Verify, "the original kernel was rejected: " + r_.nodes.front().reject_reason);
-    return {};
-  }
-  RunInfo info;
-  info.task_path = r_.task_path;
-  info.task_sha256 = task_sha_;
-  info.options = options_to_json(o_);
-  info.target = o_.target;
-  r_.run_id = TDX_TRY(store_->begin_run(info));
-  SearchNode original;
-  original.candidate.source = original_source_;
-  original.candidate.rewriter = "original";
-  original.candidate.description = "the kernel as given";
-  original.id = TDX_TRY(store_->add_candidate(r_.run_id, std::nullopt, 0, original.candidate));
-  seen_.push_back(task_sha_);
-  r_.gpu = o_.gpu != GpuMode::Off;
-  TDX_TRY(evaluate_node(std::move(original), nullptr, r_.gpu));
-  return settle_original();
-}
-
-Expected<void> Search::settle_original() {
-  if (r_.gpu && !r_.nodes.front().score.measured && r_.nodes.front().evaluation.value("gpu_missing", false)) {
-    r_.gpu = false;
-    r_.notes.push_back("no GPU visible: candidates are compiled and re-diagnosed, but correctness and timing are "
-                       "not measured; the best candidate is chosen by the static cost model and the findings it removes");
-  }
-  if (r_.gpu && r_.nodes.front().status != "rejected")
-    TDX_CHECK(set_run_device(*store_, r_.run_id, r_.nodes.front().evaluation["measurement"].value("device", "")));
-  if (r_.nodes.front().status == "rejected") {
-    const auto& o = r_.nodes.front();
-    TDX_CHECK(store_->finish_run(r_.run_id, RunStatus::Failed));
-    // The original is evaluated from its copy in candidates/; the user knows it by the task's path.
-    std::string reason = o.reject_reason;
-    for (size_t at = reason.find(o.path); !o.path.empty() && at != std::string::npos;
-         at = reason.find(o.path, at + r_.task_path.size()))
-      reason.replace(at, o.path.size(), r_.task_path);
-    return fail(Stage::Verify, fmt::format("the original kernel cannot be optimized: {} failed: {}", o.reject_stage,
-                                           reason));
-  }
-  return {};
 }
 
 std::optional<size_t> Search::next_frontier() {
@@ -520,13 +331,6 @@ size_t Search::best_index() const {
   return best;
 }
 
-// A rival of the best node: the fastest measured node off the best's line (neither its ancestor
-// nor its descendant) within kRivalMargin of it. Rewrites of different structure can rank
-// differently once tuned: on the H200, topk_rows_k8's tl.topk form beat the fused max/argmax
-// rounds by 2% at 4 warps, and lost to them by 12% when both ran at 1 warp
-// (bench/results/logs/2026-12-05-h200-recipe-variants.txt).
-constexpr double kRivalMargin = 0.05;
-
 std::vector<size_t> Search::line_of(size_t index) const {
   std::vector<size_t> line;
   for (std::optional<size_t> at = index; at;) {
@@ -537,134 +341,6 @@ std::vector<size_t> Search::line_of(size_t index) const {
       if (r_.nodes[i].id == parent) at = i;
   }
   return line;
-}
-
-std::optional<size_t> Search::tuning_rival(size_t best) const {
-  const SearchNode& b = r_.nodes[best];
-  const std::vector<size_t> best_line = line_of(best);
-  auto on = [](const std::vector<size_t>& line, size_t i) { return std::find(line.begin(), line.end(), i) != line.end(); };
-  std::optional<size_t> rival;
-  for (size_t i = 1; i < r_.nodes.size(); ++i) {
-    const SearchNode& n = r_.nodes[i];
-    if (on(best_line, i) || n.status == "rejected" || !n.score.measured) continue;
-    if (n.score.median_ms > b.score.median_ms * (1 + kRivalMargin)) continue;
-    if (on(line_of(i), best)) continue;  // a descendant of the best
-    if (!rival || better(n.score, r_.nodes[*rival].score)) rival = i;
-  }
-  return rival;
-}
-
-// After the search: what blind tuning finds on top of the rewrites, on the best kernel and on its
-// rival (tuning_rival), if it has one.
-Expected<void> Search::tune_launch() {
-  if (!r_.gpu || !o_.tune) return {};
-  for (const auto& n : r_.nodes)
-    if (n.candidate.recipe == "launch-tune") return {};  // a resumed run that was tuned already
-  size_t best = best_index();
-  if (!r_.nodes[best].score.measured) return {};
-  std::optional<size_t> rival = tuning_rival(best);
-  TDX_CHECK(tune_node(best, r_.tune));
-  if (rival) TDX_CHECK(tune_node(*rival, r_.tune_rival));
-  return {};
-}
-
-// The grid runs in one bridge process per sweep (cheap per variant); its winner is then evaluated
-// like any candidate (integrity, correctness, timing in a bridge of its own) before it can become
-// the best. `record` gets the grid (launch_grid_to_json).
-Expected<void> Search::tune_node(size_t index, nlohmann::json& record) {
-  const SearchNode& b = r_.nodes[index];
-  // Not near_roofline: a kernel the search stops at (90%) can still gain from tuning.
-  if (b.score.roofline_fraction >= o_.tune_below_roofline) {
-    r_.notes.push_back(fmt::format("launch tuning skipped: candidate {} already reaches {:.0f}% of its roofline", b.id,
-                                   100 * b.score.roofline_fraction));
-    return {};
-  }
-  if (!fs::exists(b.path)) std::ofstream(b.path) << b.candidate.source;
-  fs::path dir = fs::path(r_.out_dir) / "tune";
-  auto grid = launch_grid(bridge_, b.path, dir.string(), b.score.median_ms, true, r_.nodes.front().path);
-  if (!grid) {
-    r_.notes.push_back(fmt::format("launch tuning of candidate {} failed: {}", b.id, grid.error().to_string()));
-    return {};
-  }
-  r_.tune_evaluations += grid->gpu_evaluations;
-  record = launch_grid_to_json(*grid, b.score.median_ms);
-  record["from_candidate"] = b.id;
-  record["base_ms"] = b.score.median_ms;
-  std::optional<GridVariant> winner;
-  std::string winner_source;
-  if (grid->best) {
-    winner = grid->variants[*grid->best];
-    winner_source = read_file(winner->path, Stage::Rewrite).value_or("");
-  }
-  fs::remove_all(dir);  // the winner's source goes into its candidate below
-  if (!winner || winner->median_ms() > b.score.median_ms * (1 - o_.min_gain)) {
-    r_.notes.push_back(fmt::format("launch tuning: none of {} variants of candidate {} beat it by {:.0f}%",
-                                   grid->variants.size(), b.id, 100 * o_.min_gain));
-    return {};
-  }
-  Candidate tuned;
-  tuned.rewriter = "recipe";
-  tuned.recipe = "launch-tune";
-  tuned.kernel = b.candidate.kernel;
-  tuned.description = fmt::format("launch parameters from a grid of {} variants: {}", grid->variants.size(),
-                                  winner->description);
-  tuned.params = {{"config", winner->description}, {"grid_median_ms", winner->median_ms()}};
-  tuned.source = std::move(winner_source);
-  if (tuned.source.empty()) return fail(Stage::Rewrite, "launch tuning: the winning variant's file was empty");
-  return evaluate_late_child(index, std::move(tuned));
-}
-
-Expected<void> Search::evaluate_late_child(size_t parent, Candidate candidate) {
-  std::string sha = sha256_hex(candidate.source);
-  if (std::find(seen_.begin(), seen_.end(), sha) != seen_.end()) return {};
-  seen_.push_back(sha);
-  const SearchNode& p = r_.nodes[parent];
-  SearchNode child;
-  child.parent = p.id;
-  child.generation = p.generation + 1;
-  child.candidate = std::move(candidate);
-  child.candidate.diff = unified_diff(p.candidate.source, child.candidate.source, fs::path(r_.task_path).filename().string());
-  child.id = TDX_TRY(store_->add_candidate(r_.run_id, child.parent, child.generation, child.candidate));
-  const std::string parent_source = p.candidate.source;  // evaluate_node appends to r_.nodes
-  TDX_TRY(evaluate_node(std::move(child), &parent_source, true));
-  return {};
-}
-
-// The last step: the recipes that want the tuned launch (Recipe::after_tuning) are proposed from
-// the best kernel's diagnosis once more and evaluated as its children. On the H100, tma-persistent
-// on the bench's three tuned matmuls ran 1.06x to 1.09x faster
-// (bench/results/logs/2026-12-05-h100-tma-recipe.txt); within the search's budget of 8 candidates
-// their L2 finding was never reached.
-Expected<void> Search::rewrite_after_tuning() {
-  if (!r_.gpu || !o_.tune) return {};
-  size_t best = best_index();
-  if (r_.nodes[best].candidate.recipe != "launch-tune") return {};
-  DiagnosisSession* session = TDX_TRY(session_for(best));
-  std::vector<RewriteAttempt> attempts;
-  for (const auto& ctx : session->contexts()) {
-    std::vector<Finding> findings;
-    for (const auto& f : r_.nodes[best].findings)
-      if (f.kernel == ctx.kernel_name()) findings.push_back(f);
-    RecipeRewriter recipes(recipes_);
-    for (auto& a : recipes.propose(RewriteRequest{ctx, findings, constraints(ctx)})) {
-      const Recipe* recipe = recipes_.find(a.recipe);
-      if (recipe && recipe->after_tuning()) attempts.push_back(std::move(a));
-    }
-  }
-  sessions_.erase(best);
-  const long long parent_id = r_.nodes[best].id;
-  for (auto& a : attempts) {
-    if (!a.candidate) {
-      note_once(fmt::format("recipe {} declined after tuning: {}", a.recipe, a.candidate.error().message));
-      continue;
-    }
-    size_t before = r_.nodes.size();
-    TDX_CHECK(evaluate_late_child(best, std::move(*a.candidate)));
-    if (r_.nodes.size() > before)
-      r_.notes.push_back(fmt::format("candidate {}: {} tried on the tuned kernel {} after launch tuning",
-                                     r_.nodes.back().id, a.recipe, parent_id));
-  }
-  return {};
 }
 
 Expected<void> Search::finish() {
@@ -744,10 +420,10 @@ Expected<OptimizeResult> Search::run() {
   return std::move(r_);
 }
 
-}  // namespace
+}  // namespace search_detail
 
 Expected<OptimizeResult> optimize(const Bridge& bridge, const OptimizeOptions& options) {
-  Search search(bridge, options);
+  search_detail::Search search(bridge, options);
   return search.run();
 }
 
