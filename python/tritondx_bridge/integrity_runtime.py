@@ -27,6 +27,7 @@ import os
 
 import torch
 
+from . import verify
 from .integrity_watch import (GUARDED_ATTRS, Watch, _guarded_values, as_tuple, clone_inputs, load_module,  # noqa: F401
                               module_kernels)
 
@@ -64,9 +65,9 @@ def reference64(module, inputs):
     task without `reference` is its own specification: its launch() on clones, in their dtypes."""
     ref = getattr(module, "reference", None)
     if not callable(ref):
-        out = as_tuple(module.launch(*clone_inputs(inputs)))
-        _sync("cuda" if any(torch.is_tensor(x) and x.is_cuda for x in inputs) else "cpu")
-        return tuple(o.clone() if torch.is_tensor(o) else o for o in out)
+        device = "cuda" if any(torch.is_tensor(x) and x.is_cuda for x in inputs) else "cpu"
+        out, _ = verify.run_on_copies(module.launch, inputs, device)
+        return tuple(out)
     try:
         ups = [x.detach().to(torch.float64) if torch.is_tensor(x) and x.is_floating_point()
                else (x.clone() if torch.is_tensor(x) else x) for x in inputs]

@@ -35,15 +35,9 @@ def run_verb(request):
         return _run_on_gpu(task, request, integrity, baseline)
 
 
-def load_initial(request):
-    """The initial kernel's task, when the request names its frozen copy."""
-    path = request.get("initial_task")
-    return load_task(path) if path else None
-
-
 def _run_on_gpu(task, request, integrity, baseline):
     seed = int(request.get("seed", 1234))
-    initial = load_initial(request)
+    initial = verify.load_initial(request)
     correctness = verify.check_correctness(task, int(request.get("draws", 3)), seed, initial)
     reply = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "correctness": correctness,
              "timing": None, "graph": None, "recheck": None}

@@ -17,6 +17,7 @@ import math
 import torch
 
 from .errors import BridgeError
+from .task import load_task
 
 # rtol, atol by output dtype (benchmark-protocol.md section 2.2).
 DEFAULT_TOLERANCE = {
@@ -43,6 +44,12 @@ def _upcast(x):
 
 def has_reference(task):
     return callable(getattr(task.module, "reference", None))
+
+
+def load_initial(request):
+    """The initial kernel's task, when the request names its frozen copy (`initial_task`)."""
+    path = request.get("initial_task")
+    return load_task(path) if path else None
 
 
 def reference_outputs(task, inputs):
@@ -187,8 +194,8 @@ def check_correctness(task, draws=3, seed=1234, initial=None, device="cuda"):
     the repeat check can run, and the reply says so."""
     launch = task.function("launch")
     use_reference = has_reference(task)
+    references = (["the reference"] if use_reference else []) + (["the initial kernel"] if initial else [])
     results = []
-    references = []
     for draw in range(draws):
         inputs = make_inputs(task, seed + draw, device)
         expected = []  # (against, outputs, inputs as launch() left them or None)
@@ -198,7 +205,6 @@ def check_correctness(task, draws=3, seed=1234, initial=None, device="cuda"):
             expected.append(("the reference", ref, None))
         if initial is not None:
             expected.append(("the initial kernel", *run_on_copies(initial.function("launch"), inputs, device)))
-        references = [against for against, _, _ in expected]
         poison = max(tensor_bytes(inputs), 1 << 20)
         if device == "cuda":
             poison_allocator(poison, float("nan"))

@@ -47,7 +47,7 @@ def _verify_interpreted(request, draws, seed):
     install_interpreter_shim()
     with emulated_cuda(interpreted=True):
         task = load_task(request.get("task"))
-        initial = load_task(request["initial_task"]) if request.get("initial_task") else None
+        initial = verify.load_initial(request)
         return {"device": "cpu (Triton interpreter)",
                 "correctness": verify.check_correctness(task, draws, seed, initial, device="cpu")}
 
@@ -65,7 +65,7 @@ def verify_verb(request):
     if not torch.cuda.is_available():
         raise BridgeError("no-gpu", "verify on 'cuda' needs a CUDA GPU; none is visible (ask for device 'cpu')",
                           file=task.path)
-    initial = load_task(request["initial_task"]) if request.get("initial_task") else None
+    initial = verify.load_initial(request)
     with gpu_lock.hold(gpu_lock.SHARED):
         return {"device": torch.cuda.get_device_name(),
                 "correctness": verify.check_correctness(task, draws, seed, initial, device="cuda")}
