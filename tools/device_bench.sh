@@ -8,12 +8,14 @@
 # entry.partial.json without it (only a search cut mid-way needs its run in the store); merge
 # the returned store into the local one with `tritondx bench --merge`. `bash tools/device_bench.sh --confirm` only times the
 # kernels of the entries already measured on this card again, in interleaved rounds.
+# TDX_BENCH_OUT names another results folder (e.g. results/corpus with --suite bench/corpus).
 set -u
 export TRITONDX_PYTHON=python3 PYTHONUNBUFFERED=1
 out=${OUT:-/tmp/out}
 bash tools/device_build.sh || exit 1
-mkdir -p bench/results
-timeout "${TDX_BENCH_SECONDS:-420}" ./build-dev/tritondx bench --gpu on --out bench/results "$@" > "$out/bench.log" 2>&1
+results=${TDX_BENCH_OUT:-bench/results}
+mkdir -p "$results"
+timeout "${TDX_BENCH_SECONDS:-420}" ./build-dev/tritondx bench --gpu on --out "$results" "$@" > "$out/bench.log" 2>&1
 echo "bench exit $? (124: cut by TDX_BENCH_SECONDS; finished entries are kept)"
-tar czf "$out/bench.tgz" bench/results
+tar czf "$out/bench.tgz" "$results"
 grep -E '^\[|interleaved rounds' "$out/bench.log" | grep -v ' \.\.\.$' | tail -n 45

@@ -23,6 +23,7 @@ as docs/design.md section 4 ("Where things go") lays them out:
     src/tritondx/rewrite/recipes/<name_snake>.cpp         the Recipe class and make_<name>_recipe()
     rewrite/recipes/recipes.h                            + the factory declaration (appended)
     rewrite/recipes/module.cpp                           + registry.add(...) // <id> (appended)
+    ladder/recipe_id.h                                   + "<id>" in kRecipeIds (appended)
     docs/recipes/<name>.md                                the doc page, titled `# <id>`
     tests/recipes/<id>/refuses.py                         no finding proposes the recipe: passes
     tests/recipes/<id>/applies.py, applies.expected.py    the case to make work (expected = a copy)
@@ -66,6 +67,7 @@ LEVELS = {
 KEBAB = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 LEVEL_PREFIX = re.compile(r"^l[0-9]+-")
 RECIPES_DIR = Path("src/tritondx/rewrite/recipes")
+RECIPE_IDS = Path("src/tritondx/ladder/recipe_id.h")
 # L1 fixtures are verbatim example tasks with their GPU recordings (tests/rules/l1/README.md).
 L1_RECORDINGS = {
     "vector_add": ["details.csv", "raw.csv", "run.json", "source.csv"],
@@ -259,7 +261,8 @@ bool matches(const KernelView& view, const PyNode& access) { return false; }''',
     f.evidence.push_back(view.launch_evidence(fmt::format("{} programs", view.launch().programs())));
     f.cause = "why this pattern is slow, in terms of this kernel's values";
     f.confidence = 0.5;
-    // To hand off to a recipe: f.proposals.push_back({"recipe-id", "the change", {{"line", access->line}}});
+    // To hand off to a recipe (an id in kRecipeIds, or kAdvice when none makes the change):
+    // f.proposals.push_back({"recipe-id", "the change", {{"line", access->line}}});
     sink.report(std::move(f));
   }''',
     ),
@@ -285,7 +288,8 @@ bool matches(const KernelContext& ctx, const Timing& timing) { return false; }''
   f.evidence.push_back(profile_evidence(ctx, line, fmt::format("median {:.3f} ms", t.median_ms), "the timing"));
   f.cause = "why the measurement shows this pattern, in terms of this kernel's values";
   f.confidence = 0.5;
-  // To hand off to a recipe: f.proposals.push_back({"recipe-id", "the change", {{"line", line}}});
+  // To hand off to a recipe (an id in kRecipeIds, or kAdvice when none makes the change):
+  // f.proposals.push_back({"recipe-id", "the change", {{"line", line}}});
   sink.report(std::move(f));''',
     ),
     "l2": dict(
@@ -308,7 +312,8 @@ bool matches(const IrView& ir, const MlirOp& op) { return false; }''',
     f.evidence.push_back(ir.op(op, "the op it became"));
     f.cause = "why this op is slow, in terms of this kernel's IR";
     f.confidence = 0.5;
-    // To hand off to a recipe: f.proposals.push_back({"recipe-id", "the change", {{"line", op.loc.line}}});
+    // To hand off to a recipe (an id in kRecipeIds, or kAdvice when none makes the change):
+    // f.proposals.push_back({"recipe-id", "the change", {{"line", op.loc.line}}});
     sink.report(std::move(f));
   }''',
     ),
@@ -336,7 +341,8 @@ bool matches(const KernelContext& ctx, const MlirOp& op) { return false; }''',
     f.evidence.push_back(ctx.op_evidence(Stage::Ttgir, op, "the op the compiler produced"));
     f.cause = "what the compiler did and why, from its passes";
     f.confidence = 0.5;
-    // To hand off to a recipe: f.proposals.push_back({"recipe-id", "the change", {{"line", line}}});
+    // To hand off to a recipe (an id in kRecipeIds, or kAdvice when none makes the change):
+    // f.proposals.push_back({"recipe-id", "the change", {{"line", line}}});
     sink.report(std::move(f));
   }''',
     ),
@@ -571,6 +577,7 @@ def plan_recipe(root: Path, recipe_id: str, description: str) -> Plan:
         raise ScaffoldError(f"recipe name {recipe_id!r} starts with a level prefix: that is how rule ids start")
     source = RECIPES_DIR / f"{snake(recipe_id)}.cpp"
     recipes_h, module = RECIPES_DIR / "recipes.h", RECIPES_DIR / "module.cpp"
+    ids_h = RECIPE_IDS
     doc = Path("docs/recipes") / f"{recipe_id}.md"
     fixtures = Path("tests/recipes") / recipe_id
     header_text, module_text = read(root, recipes_h), read(root, module)
@@ -593,6 +600,11 @@ def plan_recipe(root: Path, recipe_id: str, description: str) -> Plan:
     add = re.compile(r"^  registry\.add\(make_\w+\(\)\);\s*//\s*(\S+)\s*$")
     plan.edits[module] = (module_text, insert_sorted(
         module_text, add, f"  registry.add({factory}());  // {recipe_id}", recipe_id, sort=False))
+    ids_text = read(root, ids_h)
+    end = ids_text.find("\n});", ids_text.find("kRecipeIds"))
+    if end < 0:
+        raise ScaffoldError(f"{ids_h}: no kRecipeIds list ending in '}});' to add {recipe_id} to")
+    plan.edits[ids_h] = (ids_text, ids_text[:end] + f'\n    "{recipe_id}",' + ids_text[end:])
     plan.creates[doc] = recipe_doc(recipe_id, description)
     applies = vector_add_fixture(
         f"{recipe_id} applies: SCAFFOLD: replace this kernel with one where a finding proposes\n"

@@ -354,10 +354,63 @@ def install_interpreter_shim():
 
     builder.create_fma = patched_fma
 
+    # bf16 elementwise arithmetic runs on the uint16 bit patterns (Triton's debugging guide: the
+    # interpreter does not support bfloat16 operations): compute in fp32 and round back to bf16
+    # (round to nearest even), as the GPU's bf16 instructions do.
+    def narrow(f):
+        u = f.astype(np.float32).view(np.uint32)
+        return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+    binary_op, unary_op = builder.binary_op, builder.unary_op
+
+    def bf16_binary_op(self, lhs, rhs, op):
+        if lhs.dtype.scalar == tl.bfloat16 and rhs.dtype.scalar == tl.bfloat16:
+            wide_l, wide_r = widen(lhs), widen(rhs)
+            out = op(wide_l.data, wide_r.data)
+            if out.dtype == np.float32:
+                return interpreter.TensorHandle(narrow(out), tl.bfloat16)
+            return binary_op(self, wide_l, wide_r, op)  # a comparison: its bool result as computed
+        return binary_op(self, lhs, rhs, op)
+
+    def bf16_unary_op(self, arg, op):
+        if arg.dtype.scalar == tl.bfloat16:
+            return interpreter.TensorHandle(narrow(op(widen(arg).data)), tl.bfloat16)
+        return unary_op(self, arg, op)
+
+    builder.binary_op, builder.unary_op = bf16_binary_op, bf16_unary_op
+
+    # A float argument reaches a compiled kernel as an fp32 scalar (`eps.to(tl.float32)` works); the
+    # interpreter's _implicit_cvt wraps ints only and passes a Python float, which has no .to().
+    implicit_cvt = interpreter._implicit_cvt
+
+    def float_as_fp32(arg):
+        if isinstance(arg, float):
+            return tl.tensor(interpreter.TensorHandle(np.array([arg], dtype=np.float32), tl.float32), tl.float32)
+        return implicit_cvt(arg)
+
+    interpreter._implicit_cvt = float_as_fp32
+
+    # @triton.autotune benchmarks its configs through the GPU driver even under the interpreter
+    # ("0 active drivers"); on the CPU there is nothing to time, so it runs its first config (the
+    # one tritondx compiles a task with when no GPU is there).
+    from triton.runtime.autotuner import Autotuner
+    autotune_run = Autotuner.run
+
+    def first_config_run(self, *args, **kwargs):
+        if len(self.configs) > 1:
+            self.configs = self.configs[:1]
+            self.cache.clear()
+        return autotune_run(self, *args, **kwargs)
+
+    Autotuner.run = first_config_run
+
     def undo():
         interpreter._patch_lang_tensor = patch_tensor
         builder.create_dot = create_dot
         builder.create_fma = create_fma
+        Autotuner.run = autotune_run
+        interpreter._implicit_cvt = implicit_cvt
+        builder.binary_op, builder.unary_op = binary_op, unary_op
     return undo
 
 

@@ -7,69 +7,17 @@ import subprocess
 import sys
 
 import pytest
+from entry_checks import CHECK, DESCRIBE
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SUITE = ROOT / "bench" / "suite"
 ENTRIES = sorted(p for p in SUITE.glob("*/*.py") if not p.name.startswith("_"))
 L2_BYTES = 60 * 1024 * 1024
 
-# Runs in a fresh interpreter: TRITON_INTERPRET must be set before triton is imported.
-CHECK = r"""
-import importlib.util, json, sys, torch
-sys.path.insert(0, sys.argv[2])
-from tritondx_bridge.integrity_runtime import install_interpreter_shim
-install_interpreter_shim()
-spec = importlib.util.spec_from_file_location("entry", sys.argv[1])
-m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
-torch.manual_seed(0)
-inputs = m.make_small_inputs("cpu")
-if not isinstance(inputs, (tuple, list)): inputs = (inputs,)
-pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-out = m.launch(*inputs)
-ref = m.reference(*pristine)
-tol = getattr(m, "TOLERANCE", {"rtol": 1e-4, "atol": 1e-4})
-outs = out if isinstance(out, (tuple, list)) else (out,)
-refs = ref if isinstance(ref, (tuple, list)) else (ref,)
-worst = []
-for i, (o, r) in enumerate(zip(outs, refs)):
-    o, r = o.float(), r.float()
-    if o.shape != r.shape:
-        worst.append(f"output {i}: shape {tuple(o.shape)} != {tuple(r.shape)}"); continue
-    bad = ~torch.isclose(o, r, rtol=tol["rtol"], atol=tol["atol"]) | ~torch.isfinite(o)
-    if bad.any():
-        worst.append(f"output {i}: {int(bad.sum())} of {o.numel()} elements off, max abs err {float((o - r).abs().nan_to_num(1e30).max()):.3g}")
-print(json.dumps({"outputs": len(outs), "problems": worst}))
-"""
-
-
-# What the note and size checks need from every entry, gathered in one fresh interpreter: importing
-# the entries here would import Triton into the pytest process without TRITON_INTERPRET, which
-# breaks the interpreter-based tests that run later in the same process.
-DESCRIBE = r"""
-import importlib.util, json, sys
-out = {}
-for path in sys.argv[1:]:
-    spec = importlib.util.spec_from_file_location("entry", path)
-    m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
-    inputs = m.make_inputs("meta")
-    inputs = inputs if isinstance(inputs, (tuple, list)) else (inputs,)
-    flops = getattr(m, "flops", None)
-    out[path] = {
-        "doc": m.__doc__ or "",
-        "functions": [n for n in ("launch", "reference", "make_inputs", "make_small_inputs", "bytes_moved")
-                      if callable(getattr(m, n, None))],
-        "tolerance_is_dict": isinstance(getattr(m, "TOLERANCE", None), dict),
-        "bytes_moved": int(m.bytes_moved(*inputs)) if callable(getattr(m, "bytes_moved", None)) else 0,
-        "flops": int(flops(*inputs)) if callable(flops) else 0,
-        "interpreter_xfail": getattr(m, "INTERPRETER_XFAIL", None),
-    }
-print(json.dumps(out))
-"""
-
 
 @pytest.fixture(scope="module")
 def described():
-    r = subprocess.run([sys.executable, "-c", DESCRIBE, *map(str, ENTRIES)], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-c", DESCRIBE, str(ROOT / "python"), *map(str, ENTRIES)], capture_output=True, text=True,
                        timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(r.stdout.strip().splitlines()[-1])

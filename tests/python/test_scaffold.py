@@ -32,7 +32,8 @@ sc = _load()
 
 # The real files the script reads or edits (registries, the examples L1 fixtures copy).
 COPIED = [Path("src/tritondx/ladder") / f / n for f in LEVEL_FOLDERS.values() for n in ("rules.h", "module.cpp")]
-COPIED += [RECIPES / "recipes.h", RECIPES / "module.cpp", Path("examples/vector_add.py"),
+COPIED += [RECIPES / "recipes.h", RECIPES / "module.cpp", Path("src/tritondx/ladder/recipe_id.h"),
+           Path("examples/vector_add.py"),
            Path("examples/softmax.py")]
 
 
@@ -193,6 +194,11 @@ def test_recipe_files_and_appended_registry(tree, capsys):
     only_added(module_before, module, add)
     lines = module.split("\n")
     assert lines[lines.index(add) + 1] == "}"
+    # The id joins kRecipeIds, the list a rule's proposal is checked against when it compiles.
+    ids_path = tree / "src/tritondx/ladder/recipe_id.h"
+    ids = ids_path.read_text()
+    assert '    "my-recipe",\n});' in ids
+    assert ids.replace('\n    "my-recipe",', "", 1) == (ROOT / "src/tritondx/ladder/recipe_id.h").read_text()
 
     src = (tree / RECIPES / "my_recipe.cpp").read_text()
     assert src.startswith("// my-recipe: rewrites a narrow thing into a wide one.\n")
@@ -275,7 +281,7 @@ def test_dry_run_writes_nothing(tree, capsys, argv):
     assert "nothing written" in out
     assert re.search(r"^=== create \S+\.cpp", out, re.M) and re.search(r"^=== create \S+\.md", out, re.M)
     assert re.search(r"^\+  registry\.add\(make_my_\w+\(\)\);", out, re.M)  # the registry line, as a diff
-    assert out.count("=== edit ") == 2
+    assert out.count("=== edit ") == (3 if argv[0] == "recipe" else 2)  # a recipe also joins kRecipeIds
     if argv[0] == "rule":
         assert "=== link tests/rules/l1/l1-my-probe/fires.gpu/run.json -> ../../../../fixtures/gpu/run_softmax.json" in out
 

@@ -60,7 +60,7 @@ struct SoftmaxTask {
     multi.cause = "the row is re-read per pass instead of being kept in registers";
     multi.confidence = 0.85;
     multi.estimated_gain = 2.6;
-    multi.proposals.push_back({"single-pass-row", "keep the whole row in one block and reduce it once",
+    multi.proposals.push_back({kAdvice, "keep the whole row in one block and reduce it once",
                                nlohmann::json{{"block", 4096}}});
     Finding exp;
     exp.rule_id = "l0-exp-not-exp2";
@@ -170,7 +170,7 @@ TEST(LlmPromptTest, CarriesSourceFindingsEvidenceConstraintsAndProposals) {
   EXPECT_NE(user.find(softmax().task.source), std::string::npos) << "the whole task file";
   for (const char* s : {"softmax_kernel", "l0-multi-pass-reduction", "L0", "line 19", "confidence 0.85",
                         "estimated gain 2.60x", "three passes over each row", "ld.global.b32 {%r17}, [%rd9];",
-                        "ptx line 412", "scalar 4-byte loads", "re-read per pass", "single-pass-row",
+                        "ptx line 412", "scalar 4-byte loads", "re-read per pass", "- advice: keep the whole row in one block",
                         "{\"block\":4096}", "l0-exp-not-exp2", "exp-to-exp2", "`def launch(x):`",
                         "rtol=1e-05", "atol=1e-06", "reference", "make_inputs", "Keep the output dtype fp32."})
     EXPECT_NE(user.find(s), std::string::npos) << s;
@@ -292,7 +292,7 @@ TEST(LlmRewriterTest, TheRequestCarriesTheSourceAndFindings) {
   EXPECT_NE(user.find("def make_inputs(device):"), std::string::npos);
   EXPECT_NE(user.find("l0-multi-pass-reduction"), std::string::npos);
   EXPECT_NE(user.find("ld.global.b32 {%r17}, [%rd9];"), std::string::npos);
-  EXPECT_NE(user.find("single-pass-row"), std::string::npos);
+  EXPECT_NE(user.find("- advice: keep the whole row in one block"), std::string::npos);
 }
 
 TEST(LlmRewriterTest, RetriedCallsBelongToTheirAttempt) {

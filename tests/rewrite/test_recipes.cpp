@@ -11,11 +11,15 @@
 // reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <fstream>
 #include <sstream>
 
 #include "tritondx/ladder/ladder.h"
+#include "tritondx/ladder/recipe_id.h"
 #include "tritondx/ladder/rule.h"
 #include "tritondx/rewrite/recipe.h"
 #include "tritondx/rewrite/recipe_rewriter.h"
@@ -195,6 +199,45 @@ TEST(RecipeCatalogue, EveryRecipeHasDocAndFixtures) {
     EXPECT_FALSE(recipe->description().empty()) << id;
   }
   EXPECT_GE(recipes().recipes().size(), 15u);
+}
+
+// A rule can propose only ids in kRecipeIds (RecipeId checks literals at compile time), so the
+// list must be exactly the catalogue: no id without its recipe, no recipe missing from the list.
+TEST(RecipeCatalogue, ProposableIdsAreTheCatalogue) {
+  std::set<std::string> listed, built;
+  for (std::string_view id : kRecipeIds) EXPECT_TRUE(listed.insert(std::string(id)).second) << id << " listed twice";
+  for (const auto& recipe : recipes().recipes()) built.insert(std::string(recipe->id()));
+  for (const auto& id : listed) EXPECT_TRUE(built.count(id)) << id << ": listed in kRecipeIds, but no recipe has it";
+  for (const auto& id : built) EXPECT_TRUE(listed.count(id)) << id << ": a recipe missing from kRecipeIds";
+  EXPECT_FALSE(RecipeId::parse("block-per-program")) << "an id that never existed parses";
+  EXPECT_TRUE(RecipeId::parse("")->empty());
+}
+
+// Every recipe a rule's source names is listed on the rule's doc page (docs/rules/<level>/<name>.md),
+// so a reader of the page knows which rewrites its findings lead to.
+TEST(RecipeCatalogue, RuleDocsListTheRecipesTheRuleProposes) {
+  fs::path root(TRITONDX_SOURCE_DIR);
+  const std::map<std::string, std::string> folders = {
+      {"l0", "l0_triage"}, {"l1", "l1_profile"}, {"l2", "l2_attribution"}, {"l3", "l3_compiler"}};
+  int checked = 0;
+  for (const auto& [level, folder] : folders) {
+    for (const auto& doc : fs::directory_iterator(root / "docs" / "rules" / level)) {
+      if (doc.path().extension() != ".md") continue;
+      std::string stem = doc.path().stem().string();
+      std::string file = stem;
+      std::replace(file.begin(), file.end(), '-', '_');
+      fs::path source = root / "src" / "tritondx" / "ladder" / folder / (file + ".cpp");
+      if (!fs::exists(source)) continue;
+      std::string code = read_file(source), page = read_file(doc.path());
+      ++checked;
+      for (std::string_view id : kRecipeIds)
+        if (code.find("\"" + std::string(id) + "\"") != std::string::npos)
+          EXPECT_NE(page.find(std::string(id)), std::string::npos)
+              << doc.path().string() << " does not name " << id << ", which " << source.filename().string()
+              << " proposes";
+    }
+  }
+  EXPECT_GE(checked, 40);
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ TEST(FindingDetails, VectorizationLostConfirmsStrideAndMaskTogether) {
     EXPECT_TRUE(joint) << "line " << f.loc.line << ":\n" << notes;
     EXPECT_GE(f.confidence, 0.9) << notes;  // joins the search's first expansion
     std::vector<std::string> recipes;
-    for (const auto& p : f.proposals) recipes.push_back(p.recipe);
+    for (const auto& p : f.proposals) recipes.emplace_back(p.recipe);
     EXPECT_NE(std::find(recipes.begin(), recipes.end(), "flatten-contiguous-rows"), recipes.end());
     EXPECT_NE(std::find(recipes.begin(), recipes.end(), "unmasked-full-blocks"), recipes.end());
   }

@@ -22,7 +22,8 @@ void to_json(nlohmann::json& j, const EvidenceLink& e) {
 }
 
 void to_json(nlohmann::json& j, const RewriteProposal& p) {
-  j = {{"recipe", p.recipe}, {"description", p.description}, {"params", p.params}};
+  j = {{"recipe", p.recipe.str()}, {"description", p.description}, {"params", p.params}};
+  if (p.recipe.empty()) j["advice"] = true;
 }
 
 void to_json(nlohmann::json& j, const Finding& f) {

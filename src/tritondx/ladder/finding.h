@@ -9,6 +9,7 @@
 
 #include "tritondx/core/diagnostic.h"
 #include "tritondx/core/source_loc.h"
+#include "tritondx/ladder/recipe_id.h"
 
 namespace tdx {
 
@@ -26,9 +27,11 @@ struct EvidenceLink {
   std::string note;     // what it shows
 };
 
-// A source change that would address the finding (the rewriting itself is done later).
+// A source change that would address the finding (the rewriting itself is done later): a built-in recipe
+// with its parameters, or advice (an empty recipe) for a change no recipe makes, which the report shows and
+// the LLM rewriter is given.
 struct RewriteProposal {
-  std::string recipe;       // stable recipe id, e.g. "add-multiple-of-hint"
+  RecipeId recipe;          // a built-in recipe id, e.g. "add-multiple-of-hint"; empty for advice
   std::string description;  // human-readable change
   nlohmann::json params;    // evidence-derived parameters (block size, axis, ...)
 };

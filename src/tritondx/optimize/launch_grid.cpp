@@ -172,7 +172,9 @@ Expected<std::string> apply_point(const RecipeRegistry& recipes, const KernelCon
   const Recipe* r = recipes.find(p.recipe);
   if (!r) return fail(Stage::Rewrite, "no recipe " + p.recipe);
   Finding f = grid_finding(ctx);
-  RewriteProposal proposal{p.recipe, p.description, p.params};
+  auto id = RecipeId::parse(p.recipe);
+  if (!id) return fail(Stage::Rewrite, "no recipe " + p.recipe);
+  RewriteProposal proposal{*id, p.description, p.params};
   auto c = apply_recipe(*r, ctx, f, proposal);
   if (!c) return std::unexpected(c.error());
   return c->source;

@@ -21,7 +21,7 @@ std::string finding_html(const Finding& f) {
   o += fmt::format("confidence {:.2f}{}", f.confidence,
                    f.estimated_gain ? fmt::format(", est. gain {:.2f}&times;", *f.estimated_gain) : "");
   for (const auto& p : f.proposals)
-    o += fmt::format("<br><i>fix</i> (<code>{}</code>): {}", html_escape(p.recipe), html_escape(p.description));
+    o += fmt::format("<br><i>fix</i> (<code>{}</code>): {}", html_escape(fmt::format("{}", p.recipe)), html_escape(p.description));
   return o + "</div>";
 }
 

@@ -56,7 +56,7 @@ std::vector<RewriteAttempt> RecipeRewriter::propose(const RewriteRequest& reques
           }
         continue;
       }
-      out.push_back({"recipe", proposal.recipe, {finding.rule_id}, std::move(candidate)});
+      out.push_back({"recipe", std::string(proposal.recipe), {finding.rule_id}, std::move(candidate)});
     }
   }
   return out;

@@ -18,7 +18,8 @@ std::vector<RewriteProposal> proposals_from_json(const nlohmann::json& finding) 
   std::vector<RewriteProposal> out;
   if (!finding.contains("proposals") || !finding["proposals"].is_array()) return out;
   for (const auto& p : finding["proposals"])
-    out.push_back({p.value("recipe", ""), p.value("description", ""),
+    // An id no built-in recipe has any more (a store written by an older tritondx) reads as advice.
+    out.push_back({RecipeId::parse(p.value("recipe", "")).value_or(kAdvice), p.value("description", ""),
                    p.contains("params") ? p["params"] : nlohmann::json()});
   return out;
 }

@@ -115,7 +115,7 @@ void LoadWithoutOtherInReductionRule::check(const KernelContext& ctx, FindingSin
         f.proposals.push_back({"load-other", fmt::format("tl.load(..., other={})", identity),
                                {{"other", identity}, {"reduction", kind}}});
       else
-        f.proposals.push_back({"mask-before-reduction",
+        f.proposals.push_back({kAdvice,
                                fmt::format("{}(tl.where({}, value, 0.0)) or an `other` whose image is 0", kind,
                                            view.text(*mask)),
                                {{"where", view.text(*mask)}, {"identity", identity}, {"reduction", kind}}});

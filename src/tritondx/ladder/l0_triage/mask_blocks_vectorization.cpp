@@ -126,7 +126,7 @@ void MaskBlocksVectorizationRule::check(const KernelContext& ctx, FindingSink& s
                                          rebuild.size() == 1 ? n : "the bound and the address terms", value),
                              {{"args", rebuild}}});
     if (f.proposals.empty())
-      f.proposals.push_back({"pad-extent",
+      f.proposals.push_back({kAdvice,
                              fmt::format("pad {} to a multiple of 16 ({} -> {}) in the allocation", n, value,
                                          (value + 15) / 16 * 16),
                              {{"bound", n}, {"padded", (value + 15) / 16 * 16}}});

@@ -16,6 +16,7 @@ void register_l0_rules(RuleRegistry& registry) {
   registry.add(make_non_power_of_two_block_rule());           // l0-non-power-of-two-block
   registry.add(make_num_warps_mismatch_rule());               // l0-num-warps-mismatch
   registry.add(make_one_program_per_element_rule());          // l0-one-program-per-element
+  registry.add(make_reduction_in_loop_rule());                // l0-reduction-in-loop
   registry.add(make_redundant_load_rule());                   // l0-redundant-load
   registry.add(make_repeated_max_selection_rule());           // l0-repeated-max-selection
   registry.add(make_scalar_python_loop_rule());               // l0-scalar-python-loop

@@ -53,7 +53,7 @@ void NonPowerOfTwoBlockRule::check(const KernelContext& ctx, FindingSink& sink) 
     f.evidence.push_back(view.launch_evidence(view.launch_values(*a)));
     f.cause = "Triton requires tl.arange's length to be a power of two; compiling this launch fails";
     f.confidence = 0.95;
-    f.proposals.push_back({"pow2-block", fmt::format("use {} lanes and mask the last {}", next_pow2(n), next_pow2(n) - n),
+    f.proposals.push_back({kAdvice, fmt::format("use {} lanes and mask the last {}", next_pow2(n), next_pow2(n) - n),
                            {{"from", n}, {"block", next_pow2(n)}}});
     sink.report(std::move(f));
   }
@@ -82,7 +82,7 @@ void NonPowerOfTwoBlockRule::check(const KernelContext& ctx, FindingSink& sink) 
                           "idle (registers and threads, not memory traffic)",
                           extent, bi->block, bi->block - extent);
     f.confidence = 0.45;
-    f.proposals.push_back({"chunk-loop",
+    f.proposals.push_back({kAdvice,
                            fmt::format("loop over the extent in chunks of {} ({} iterations, {:.1f}% masked)", chunk,
                                        chunk_lanes / chunk, 100 * chunk_waste),
                            {{"constexpr", size_arg ? view.text(*size_arg) : std::string()},

@@ -1,4 +1,6 @@
 // l0-one-program-per-element: the grid launches one program per element (or per tiny chunk).
+#include <set>
+
 #include "tritondx/ladder/l0_triage/l0_rule.h"
 
 namespace tdx {
@@ -59,11 +61,23 @@ void OneProgramPerElementRule::check(const KernelContext& ctx, FindingSink& sink
                         "program have one element between them",
                         programs, tile->elements, ctx.launch->num_warps() * 32);
   f.confidence = 0.8;
-  f.proposals.push_back({"block-per-program",
+  // The constexpr that sizes the tiny block (`tl.arange(0, BLOCK)` with BLOCK = the tile): grow-block
+  // sets it and the grid follows. A kernel without one (scalar accesses by program id) gets advice.
+  std::set<std::string> sizing;
+  for (const PyNode* arange : view.calls({"tl.arange"}))
+    if (const PyNode* end = argument(*arange, 1); end && end->type == "Name")
+      if (auto v = view.value(*end); v && *v == tile->elements) sizing.insert(end->str_field("id"));
+  RecipeId recipe = sizing.size() == 1 ? RecipeId("grow-block") : kAdvice;
+  nlohmann::json params = {{"block", proposed}, {"elements", total}, {"programs", (total + proposed - 1) / proposed}};
+  if (sizing.size() == 1) {
+    params["constexpr"] = *sizing.begin();
+    params["from"] = tile->elements;
+  }
+  f.proposals.push_back({recipe,
                          fmt::format("process BLOCK={} elements per program with tl.arange and a mask; grid = "
                                      "cdiv({}, {}) = {}",
                                      proposed, total, proposed, (total + proposed - 1) / proposed),
-                         {{"block", proposed}, {"elements", total}, {"programs", (total + proposed - 1) / proposed}}});
+                         std::move(params)});
   sink.report(std::move(f));
 }
 

@@ -20,6 +20,7 @@ std::unique_ptr<Rule> make_multi_pass_reduction_rule();
 std::unique_ptr<Rule> make_non_power_of_two_block_rule();
 std::unique_ptr<Rule> make_num_warps_mismatch_rule();
 std::unique_ptr<Rule> make_one_program_per_element_rule();
+std::unique_ptr<Rule> make_reduction_in_loop_rule();
 std::unique_ptr<Rule> make_redundant_load_rule();
 std::unique_ptr<Rule> make_repeated_max_selection_rule();
 std::unique_ptr<Rule> make_scalar_python_loop_rule();

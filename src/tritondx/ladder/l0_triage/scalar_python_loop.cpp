@@ -76,7 +76,7 @@ void ScalarPythonLoopRule::check(const KernelContext& ctx, FindingSink& sink) co
     f.cause = "each iteration issues one dependent scalar global access, so the loop is bound by memory latency "
               "and uses a single element per instruction instead of a vector of lanes";
     f.confidence = trips ? 0.75 : 0.55;
-    f.proposals.push_back({"vectorize-loop",
+    f.proposals.push_back({kAdvice,
                            fmt::format("replace the loop with one block of {} lanes: offs = tl.arange(0, {}), a "
                                        "masked tl.{} and a tl.sum/tl.max over the block (loop over blocks if larger)",
                                        block, block, kind),

@@ -123,7 +123,7 @@ void BoundClassRule::check(const KernelContext& ctx, FindingSink& sink) const {
   auto blocks = block_constexprs(ctx);
   if (r.bound == "latency") {
     f.cause = "the kernel is too short for its launch and ramp-up to be hidden: the GPU is mostly idle";
-    f.proposals.push_back({"fuse-kernels", "fuse this kernel with its producer or consumer, or batch more work per "
+    f.proposals.push_back({kAdvice, "fuse this kernel with its producer or consumer, or batch more work per "
                                            "launch (CUDA graphs hide the launch cost)",
                            {{"seconds", r.seconds}}});
   } else if (!saturated) {
@@ -132,31 +132,23 @@ void BoundClassRule::check(const KernelContext& ctx, FindingSink& sink) const {
         "work in flight per SM to cover the latency",
         stalls.empty() ? std::string("stalls") : stall_name(stalls[0].first));
     if (r.bound == "memory" && !blocks.empty()) {
-      nlohmann::json params = nlohmann::json::object();
-      std::string change;
+      // grow-block sets one constexpr (and the grid follows); with several, each is a candidate.
       for (const auto& [name, value] : blocks) {
         long long to = std::min<long long>(value * 4, 4096);
         if (to <= value) continue;
-        params[name] = to;
-        change += fmt::format("{}{} {} -> {}", change.empty() ? "" : ", ", name, value, to);
+        f.proposals.push_back({"grow-block",
+                               fmt::format("issue more loads per iteration ({} {} -> {}) so each wait covers more "
+                                           "bytes, or remove dependent passes over the same data",
+                                           name, value, to),
+                               {{"constexpr", name}, {"from", value}, {"block", to}}});
       }
-      std::string text = fmt::format("issue more loads per iteration ({}) so each wait covers more bytes, or "
-                                     "remove dependent passes over the same data",
-                                     change);
-      // One block constexpr: grow-block can set it (and the grid follows). Several: advice only.
-      if (blocks.size() == 1 && params.size() == 1)
-        f.proposals.push_back({"grow-block", text,
-                               {{"constexpr", blocks[0].first}, {"from", blocks[0].second},
-                                {"block", params[blocks[0].first]}}});
-      else if (!params.empty())
-        f.proposals.push_back({"more-bytes-in-flight", text, params});
     } else if (r.bound == "compute" && ctx.launch) {
       int stages = ctx.launch->num_stages();
       std::string text = fmt::format("num_stages {} -> {}: more tiles in flight", stages, stages + 1);
       if (stages + 1 <= max_num_stages_)
         f.proposals.push_back({"set-num-stages", text, {{"num_stages", stages + 1}}});
       else
-        f.proposals.push_back({"deeper-pipeline", text, {{"num_stages", stages + 1}}});
+        f.proposals.push_back({kAdvice, text, {{"num_stages", stages + 1}}});
     }
   } else if (r.bound == "compute") {
     f.cause = fmt::format(
@@ -189,14 +181,19 @@ void BoundClassRule::check(const KernelContext& ctx, FindingSink& sink) const {
                               {"tile", nlohmann::json::array({std::min<long long>(rows->second * 2, max_tile_),
                                                               std::min<long long>(cols->second * 2, max_tile_)})},
                               {"constexprs", nlohmann::json::array({rows->first, cols->first})}}});
-    } else if (!params.empty()) {
-      f.proposals.push_back({"retune-block-size", text, params});
+    } else {
+      // Not one rows and one columns constexpr: each constexpr that grows is a grow-block candidate.
+      for (const auto& [name, value] : blocks)
+        if (params.contains(name))
+          f.proposals.push_back({"grow-block", fmt::format("{} {} -> {}: more FLOPs per loaded byte", name, value,
+                                                           params[name].get<long long>()),
+                                 {{"constexpr", name}, {"from", value}, {"block", params[name]}}});
     }
   } else {
     f.cause = fmt::format("the kernel's traffic saturates {} before DRAM: data is re-read through the cache "
                           "hierarchy more often than the minimum needs",
                           top->name);
-    f.proposals.push_back({"reduce-cache-traffic", "read each element once per program (keep it in registers or "
+    f.proposals.push_back({kAdvice, "read each element once per program (keep it in registers or "
                                                    "shared memory instead of re-loading it)",
                            {{"unit", top->name}, {"percent", top->percent}}});
   }

@@ -165,8 +165,10 @@ void HotLineStallRule::report(const KernelContext& ctx, const HotLine& h, Findin
       for (int n = ctx.function->line; n <= ctx.function->end_line; ++n) all += std::string(ctx.source_line(n)) + "\n";
       softmax = all.find("tl.max") != std::string::npos && all.find("tl.exp") != std::string::npos &&
                 all.find("tl.sum") != std::string::npos;
+      // Advice: l0-multi-pass-reduction proposes single-pass-reduction / online-softmax for these
+      // passes with the pointer and loops they need.
       f.proposals.push_back(
-          {softmax ? "single-pass-online-softmax" : "fuse-passes",
+          {kAdvice,
            softmax ? "one pass over the row with a running max and a rescaled running sum (online softmax), "
                      "then the normalizing pass: the data is loaded twice instead of three times, and no pass "
                      "waits on a full reduction before loading"
@@ -177,22 +179,19 @@ void HotLineStallRule::report(const KernelContext& ctx, const HotLine& h, Findin
     for (const auto& [name, value] : blocks)
       if (value < 4096) {
         std::string text = fmt::format("{} {} -> {}: more loads in flight before each wait", name, value, value * 4);
-        // A kernel with one block constexpr: grow-block sets it and the grid follows. With
-        // several (a 2-D tile), which one to grow is a choice the rule cannot make: advice only.
-        if (blocks.size() == 1)
-          f.proposals.push_back({"grow-block", text, {{"constexpr", name}, {"from", value}, {"block", value * 4}}});
-        else
-          f.proposals.push_back({"more-bytes-in-flight", text, {{name, value * 4}}});
+        // grow-block sets it and the grid follows (with several block constexprs, the first one
+        // below 4096: the candidate is verified and timed like any other).
+        f.proposals.push_back({"grow-block", text, {{"constexpr", name}, {"from", value}, {"block", value * 4}}});
         break;
       }
   } else if (reason == "long_sb" && !producers.empty() && producers.front()->opcode == "LDGSTS" && ctx.launch) {
     int stages = ctx.launch->num_stages();
     std::string text = fmt::format("num_stages {} -> {}: one more tile in flight while the current one is used",
                                    stages, stages + 1);
-    f.proposals.push_back({stages + 1 <= kMaxNumStages ? "set-num-stages" : "deeper-pipeline", text,
+    f.proposals.push_back({stages + 1 <= kMaxNumStages ? RecipeId("set-num-stages") : kAdvice, text,
                            {{"num_stages", stages + 1}}});
   } else if (reason == "lg" || reason == "mio") {
-    f.proposals.push_back({"vectorize-access", "fewer, wider memory instructions (128-bit accesses)", {{"line", line}}});
+    f.proposals.push_back({kAdvice, "fewer, wider memory instructions (128-bit accesses)", {{"line", line}}});
   }
   // A reduction (inlined library code) inside a loop: one cross-warp exchange per iteration.
   const PyNode* loop = ctx.function && h.inlined_samples * 2 > h.samples ? enclosing_loop(*ctx.function, line) : nullptr;

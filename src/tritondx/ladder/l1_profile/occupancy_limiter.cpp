@@ -113,7 +113,7 @@ void OccupancyLimiterRule::check(const KernelContext& ctx, FindingSink& sink) co
                             "registers; {} or fewer would fit one more block{}",
                             regs, block_threads, limiter->blocks, per_sm, target_regs, then);
       if (target_regs >= 24)
-        f.proposals.push_back({"limit-registers",
+        f.proposals.push_back({"set-maxnreg",
                                fmt::format("launch with maxnreg={} (watch for spills), or shrink the per-thread "
                                            "state (smaller tiles per warp, more warps)",
                                            target_regs),
@@ -126,7 +126,7 @@ void OccupancyLimiterRule::check(const KernelContext& ctx, FindingSink& sink) co
                             stages > 1 ? fmt::format(" ({} pipeline stages)", stages) : std::string(), limiter->blocks,
                             then);
       if (stages > 2)
-        f.proposals.push_back({"reduce-num-stages", fmt::format("num_stages {} -> {}", stages, stages - 1),
+        f.proposals.push_back({"set-num-stages", fmt::format("num_stages {} -> {}", stages, stages - 1),
                                {{"num_stages", stages - 1}}});
     } else if (limiter->name == "blocks per SM") {
       f.cause = fmt::format("blocks of {:.0f} threads are so small that the 32-blocks-per-SM cap binds first",
@@ -134,11 +134,8 @@ void OccupancyLimiterRule::check(const KernelContext& ctx, FindingSink& sink) co
       auto blocks = block_constexprs(ctx);
       for (const auto& [name, value] : blocks) {
         std::string text = fmt::format("{} {} -> {}", name, value, value * 4);
-        // One block constexpr: grow-block sets it and the grid follows; several: advice only.
-        if (blocks.size() == 1)
-          f.proposals.push_back({"grow-block", text, {{"constexpr", name}, {"from", value}, {"block", value * 4}}});
-        else
-          f.proposals.push_back({"retune-block-size", text, {{name, value * 4}}});
+        // grow-block sets it and the grid follows; with several, each is a candidate of its own.
+        f.proposals.push_back({"grow-block", text, {{"constexpr", name}, {"from", value}, {"block", value * 4}}});
       }
     } else {
       f.cause = fmt::format("{} limit the kernel to {:.0f} blocks per SM{}", limiter->name, limiter->blocks, then);

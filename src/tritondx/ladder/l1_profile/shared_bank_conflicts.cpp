@@ -178,23 +178,20 @@ void SharedBankConflictsRule::check(const KernelContext& ctx, FindingSink& sink)
           std::string text = param.empty()
                                  ? fmt::format("make the tile's contiguous dimension {} elements (128 bytes)", needed)
                                  : fmt::format("{} {} -> {}: 128-byte rows, 128-byte swizzle", param, inner, needed);
-          if (!param.empty() && blocks.size() == 1) {
-            // The kernel's only block constexpr: grow-block sets it and the grid follows.
+          if (!param.empty()) {
+            // grow-block sets the constexpr behind the contiguous dimension (BLOCK_K of a dot, or
+            // the kernel's only block) and the grid follows when it counts blocks of it.
             f.proposals.push_back({"grow-block", text,
                                    {{"constexpr", param}, {"from", inner}, {"block", needed}, {"row_bytes", row_bytes},
                                     {"swizzle_bytes", l.swizzling_byte_width}}});
           } else {
-            // One of several (BLOCK_K of a dot): which constexprs move together is the
-            // kernel's design; advice only.
-            nlohmann::json params = {{"row_bytes", row_bytes}, {"swizzle_bytes", l.swizzling_byte_width}};
-            if (!param.empty()) params[param] = needed;
-            f.proposals.push_back({"retune-block-size", text, params});
+            f.proposals.push_back({kAdvice, text, {{"row_bytes", row_bytes}, {"swizzle_bytes", l.swizzling_byte_width}}});
           }
         }
       }
     }
     if (f.proposals.empty())
-      f.proposals.push_back({"pad-or-swizzle-shared", "change the shared layout (padding or swizzling) so a warp's "
+      f.proposals.push_back({kAdvice, "change the shared layout (padding or swizzling) so a warp's "
                                                       "lanes spread over all 32 banks",
                              {{"line", line}}});
     if (kernel_gain > 1) f.estimated_gain = std::pow(kernel_gain, share);

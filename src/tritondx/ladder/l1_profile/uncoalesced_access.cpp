@@ -148,7 +148,7 @@ void UncoalescedAccessRule::check(const KernelContext& ctx, FindingSink& sink) c
           "Triton emits the narrow form when it cannot prove the address (and mask) 16-byte aligned",
           elements, elements, split.access_bits, elements * split.access_bits, elements * split.access_bits / 8,
           elements);
-      f.proposals.push_back({"vectorize-access",
+      f.proposals.push_back({kAdvice,
                              fmt::format("make line {}'s accesses provably aligned (sizes and strides divisible by "
                                          "16, tl.multiple_of / tl.max_contiguous hints) so they become one "
                                          "{}-bit access per thread",
@@ -158,7 +158,7 @@ void UncoalescedAccessRule::check(const KernelContext& ctx, FindingSink& sink) c
     } else {
       f.cause = "the lanes of a warp access addresses that are strided or scattered, so each instruction fetches "
                 "sectors it mostly does not use";
-      f.proposals.push_back({"coalesce-access",
+      f.proposals.push_back({kAdvice,
                              "make consecutive lanes access consecutive addresses (index the contiguous dimension "
                              "with tl.arange, transpose the layout, or stage through shared memory)",
                              {{"line", line}}});

@@ -154,7 +154,7 @@ void DotNotWgmmaRule::check(const KernelContext& ctx, FindingSink& sink) const {
       f.proposals.push_back({"dot-input-precision", "use input_precision=\"tf32\" (or \"tf32x3\" when accuracy needs it)",
                              {{"line", line}, {"input_precision", "tf32"}}});
     else if (fix == "BLOCK_M" || fix == "BLOCK_N" || fix == "BLOCK_K")
-      f.proposals.push_back({"mma-v3-tile", "choose tile sizes wgmma accepts (BLOCK_M a multiple of 64, BLOCK_N of 8, "
+      f.proposals.push_back({"wgmma-tile", "choose tile sizes wgmma accepts (BLOCK_M a multiple of 64, BLOCK_N of 8, "
                                             "BLOCK_K >= 256/bits)",
                              {{"line", line}, {"BLOCK_M", std::max<int64_t>(64, (result.shape[0] + 63) / 64 * 64)}}});
     else if (fix == "num_warps")

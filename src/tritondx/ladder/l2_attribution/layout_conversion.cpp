@@ -126,7 +126,7 @@ void LayoutConversionRule::check(const KernelContext& ctx, FindingSink& sink) co
                                         2.0 * static_cast<double>(bytes * *trips) / 1e6);
     }
     f.confidence = loop >= 0 ? 0.7 : 0.3;
-    f.proposals.push_back({"avoid-layout-conversion",
+    f.proposals.push_back({kAdvice,
                            "keep the value in the layout its consumer needs: hoist loop-invariant conversions, do "
                            "elementwise work in the dot's layout, or move transposes/reshapes out of the loop",
                            {{"line", line}, {"from", describe(ir, src)}, {"to", describe(ir, dst)}, {"bytes", bytes}}});

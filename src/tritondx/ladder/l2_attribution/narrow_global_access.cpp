@@ -206,7 +206,7 @@ void NarrowGlobalAccessRule::check(const KernelContext& ctx, FindingSink& sink) 
                              "strides and base pointers so Triton specializes them)",
                              {{"line", g.line}, {"elements", 128 / bits}}});
     else if (limiter == "contiguity")
-      f.proposals.push_back({"constexpr-unit-stride",
+      f.proposals.push_back({kAdvice,
                              "drop the multiplication by the unit stride (or pass it as tl.constexpr / let Triton "
                              "specialize it) so the compiler sees contiguous offsets",
                              {{"line", g.line}}});

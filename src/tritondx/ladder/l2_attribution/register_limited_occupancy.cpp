@@ -113,10 +113,13 @@ void RegisterLimitedOccupancyRule::check(const KernelContext& ctx, FindingSink& 
   f.cause += mma ? "; the kernel is dot-based, where low occupancy with pipelining is often fine"
                  : "; a memory-bound kernel needs many warps in flight to cover DRAM latency";
   f.confidence = mma ? 0.3 : 0.6;
-  f.proposals.push_back({"reduce-register-pressure",
-                         "spread the block over more warps (fewer elements per thread) or shrink the block",
-                         {{"registers", res.registers}, {"target_registers", fit}, {"num_warps", warps},
-                          {"suggested_num_warps", std::min(warps * 2, 32)}}});
+  // More warps for the same block: each thread owns fewer elements, so fewer registers.
+  if (warps * 2 <= 32)
+    f.proposals.push_back({"set-num-warps",
+                           fmt::format("spread the block over {} warps (fewer elements per thread)", warps * 2),
+                           {{"num_warps", warps * 2}, {"registers", res.registers}, {"target_registers", fit}}});
+  f.proposals.push_back({kAdvice, "shrink the block (fewer elements per thread)",
+                         {{"registers", res.registers}, {"target_registers", fit}, {"num_warps", warps}}});
   sink.report(std::move(f));
 }
 

@@ -125,11 +125,20 @@ void RegisterSpillsRule::check(const KernelContext& ctx, FindingSink& sink) cons
   for (int i : ctx.source_map->at(Stage::Ttgir, line))
     if (ir.enclosing_loop(ir.ttgir().ops[static_cast<size_t>(i)]) >= 0) in_loop = true;
   f.confidence = in_loop ? 0.8 : 0.6;
+  // Relief, cheapest first: lift the register cap, spread the tile over more warps, fewer stages.
   if (budget < 255)
-    f.proposals.push_back({"remove-maxnreg", "drop or raise maxnreg", {{"maxnreg", budget}}});
-  f.proposals.push_back({"reduce-register-pressure",
-                         "shrink the per-thread state: a smaller tile (BLOCK_N), more warps for the same tile, or "
-                         "fewer pipeline stages",
+    f.proposals.push_back({"set-maxnreg", fmt::format("drop maxnreg={} (ptxas may use up to 255 registers)", budget),
+                           {{"maxnreg", nullptr}, {"from", budget}}});
+  if (ir.num_warps() * 2 <= 16)
+    f.proposals.push_back({"set-num-warps",
+                           fmt::format("launch with num_warps={}: the same tile over twice the threads", ir.num_warps() * 2),
+                           {{"num_warps", ir.num_warps() * 2}, {"registers", res.registers}}});
+  if (ctx.launch && in_loop && ctx.launch->num_stages() > 2)
+    f.proposals.push_back({"set-num-stages",
+                           fmt::format("num_stages {} -> {}: one buffered tile fewer per thread",
+                                       ctx.launch->num_stages(), ctx.launch->num_stages() - 1),
+                           {{"num_stages", ctx.launch->num_stages() - 1}}});
+  f.proposals.push_back({kAdvice, "shrink the per-thread state: a smaller tile (BLOCK_N)",
                          {{"registers", res.registers}, {"carried_registers", carried_regs},
                           {"num_warps", ir.num_warps()}}});
   sink.report(std::move(f));

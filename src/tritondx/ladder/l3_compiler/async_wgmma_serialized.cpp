@@ -226,11 +226,11 @@ void AsyncWgmmaSerializedRule::check(const KernelContext& ctx, FindingSink& sink
     }
     for (const auto& c : causes) {
       if (c.loads_not_pipelined)
-        f.proposals.push_back({"pipeline-dot-operands", "make the operand loads pipelinable (num_stages >= 2, loads "
-                               "at least 4 bytes wide) so the wgmma reads multi-buffered shared memory",
-                               {{"line", line}}});
+        f.proposals.push_back({"pipeline-loop", "pipeline the operand loads (num_stages = 3; loads at least 4 bytes "
+                               "wide) so the wgmma reads multi-buffered shared memory",
+                               {{"line", line}, {"num_stages", 3}}});
       else
-        f.proposals.push_back({"async-accumulator", "keep only `acc = tl.dot(a, b, acc)` in the loop: move scaling of "
+        f.proposals.push_back({kAdvice, "keep only `acc = tl.dot(a, b, acc)` in the loop: move scaling of "
                                "the accumulator out of the loop or under an `if`",
                                {{"line", line}, {"op_line", c.op ? task_line(ctx, *c.op) : 0}}});
     }

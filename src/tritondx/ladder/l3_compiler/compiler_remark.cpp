@@ -52,7 +52,7 @@ std::optional<Explanation> explain(const Remark& r) {
           "contiguous dimension (\"mask is 1\"), so every element gets its own predicated instruction. A mask such "
           "as `offs < n` is uniform over 16-element runs only when n is known to be divisible by 16.",
           origin, origin);
-      e.proposal = {"mask-divisibility",
+      e.proposal = {kAdvice,
                     "make the masked length a multiple of 16 (pad, or an unmasked main body plus a masked tail), or "
                     "drop the mask on full blocks",
                     {{"line", r.loc.line}}};
@@ -63,7 +63,7 @@ std::optional<Explanation> explain(const Remark& r) {
           "`%`/`//` in the index), or the layout gives each thread a single element. See l3-vectorization-lost "
           "for the op where contiguity or alignment was lost.",
           vec, origin, mask && *mask >= 0 ? fmt::format(", mask constancy {}", *mask) : "");
-      e.proposal = {"align-access",
+      e.proposal = {kAdvice,
                     "keep the inner index a plain tl.arange with unit stride, pass 16-byte aligned tensors, or add "
                     "tl.multiple_of / tl.max_contiguous hints when they are true",
                     {{"line", r.loc.line}}};
@@ -77,7 +77,7 @@ std::optional<Explanation> explain(const Remark& r) {
               "of 4, M per CTA a multiple of 64, N a multiple of 8, K >= 256/bits, a 2-D dot, a supported operand "
               "type), so the dot falls back to mma.sync (MMAv2) or FMA. l3-mma-v3-precondition names the failed "
               "condition.";
-    e.proposal = {"enable-wgmma", "BLOCK_M a multiple of 64, num_warps 4 or 8, BLOCK_K >= 16 (fp8: 32), 2-D dots",
+    e.proposal = {"wgmma-tile", "BLOCK_M a multiple of 64, num_warps 4 or 8, BLOCK_K >= 16 (fp8: 32), 2-D dots",
                   {{"line", r.loc.line}}};
     return e;
   }
@@ -89,7 +89,7 @@ std::optional<Explanation> explain(const Remark& r) {
     e.cause = "The modulo schedule built by TritonGPUScheduleLoops placed an op in an earlier stage than a value it "
               "needs (typically a loop-carried value updated under a data-dependent condition), so the pipeliner "
               "gave up and the loop runs unpipelined.";
-    e.proposal = {"unconditional-update", "update pointers and loop-carried values unconditionally, and move "
+    e.proposal = {kAdvice, "update pointers and loop-carried values unconditionally, and move "
                   "data-dependent control flow out of the loop",
                   {{"line", r.loc.line}}};
     return e;
@@ -100,7 +100,7 @@ std::optional<Explanation> explain(const Remark& r) {
     e.cause = "The load cannot be copied to shared memory in 4-byte or wider pieces, so the pipeliner stages it in "
               "registers, which costs registers and usually performance (Triton: \"severe performance "
               "degradation\").";
-    e.proposal = {"align-load", "make the load at least 4 bytes contiguous and aligned per thread",
+    e.proposal = {kAdvice, "make the load at least 4 bytes contiguous and aligned per thread",
                   {{"line", r.loc.line}}};
     return e;
   }
@@ -133,7 +133,7 @@ std::optional<Explanation> explain(const Remark& r) {
     e.category = "pipeline-dependency";
     e.symptom = fmt::format("the software pipeliner failed on the loop at line {} (dependency conflict)", r.loc.line);
     e.cause = "A loop-carried value is needed before the stage that produces it, so the loop is not overlapped.";
-    e.proposal = {"unconditional-update", "update loop-carried values unconditionally", {{"line", r.loc.line}}};
+    e.proposal = {kAdvice, "update loop-carried values unconditionally", {{"line", r.loc.line}}};
     return e;
   }
   if (r.severity == "warning" || msg.find("Warning") != std::string::npos) {
@@ -178,7 +178,7 @@ class CompilerRemarkRule final : public Rule {
       f.evidence.push_back(ctx.source_evidence(r.loc.line, "the line it is about"));
       f.cause = e->cause;
       f.confidence = e->confidence;
-      if (!e->proposal.recipe.empty()) f.proposals.push_back(e->proposal);
+      if (!e->proposal.description.empty()) f.proposals.push_back(e->proposal);
       sink.report(std::move(f));
     }
   }

@@ -265,7 +265,7 @@ void LayoutConversionCauseRule::check(const KernelContext& ctx, FindingSink& sin
         dst.what.empty() ? "another layout" : dst.what,
         dst.op && task_line(ctx, *dst.op) ? fmt::format(" (line {})", task_line(ctx, *dst.op)) : "");
     f.confidence = smem.count(line) ? 0.85 : 0.55;
-    f.proposals.push_back({"avoid-layout-conversion",
+    f.proposals.push_back({kAdvice,
                            "compute in the layout the anchor produces: avoid mixing a value with a transposed or "
                            "differently laid out one inside the loop (e.g. load the transposed operand with swapped "
                            "strides instead of tl.trans), or move the layout change out of the loop",

@@ -180,7 +180,7 @@ void LoopNotPipelinedRule::report_loop(const KernelContext& ctx, const Pipelinin
       f.cause = "Triton pipelines only innermost loops (isOuterLoop in AssignLatencies): this loop contains another "
                 "loop, so the loads in its own body are issued synchronously at every outer iteration.";
       f.confidence = 0.8;
-      f.proposals.push_back({"flatten-loops",
+      f.proposals.push_back({kAdvice,
                              "move these loads into the inner loop, hoist them out of the outer loop, or flatten the "
                              "nest (`tl.range(..., flatten=True)`)",
                              {{"line", loop.line}}});
@@ -194,7 +194,7 @@ void LoopNotPipelinedRule::report_loop(const KernelContext& ctx, const Pipelinin
                 "so a value depends on the iteration two steps back; loopHasDistGreaterThanOne rejects such loops "
                 "before any load is considered.";
       f.confidence = 0.8;
-      f.proposals.push_back({"loop-carried-distance",
+      f.proposals.push_back({kAdvice,
                              "carry only values computed in the current iteration (recompute the older one)",
                              {{"line", loop.line}}});
       break;
@@ -236,7 +236,7 @@ void LoopNotPipelinedRule::report_load(const KernelContext& ctx, const Pipelinin
           f.cause += " Confirmed by a what-if compile.";
         }
       }
-      f.proposals.push_back({"align-load",
+      f.proposals.push_back({kAdvice,
                              "make the load at least 4 bytes wide: 16-byte aligned base and strides, a length "
                              "divisible by 16, or `tl.multiple_of` hints when that is guaranteed",
                              {{"line", load.line}, {"argument", load.root_argument}}});
@@ -273,7 +273,7 @@ void LoopNotPipelinedRule::report_load(const KernelContext& ctx, const Pipelinin
       f.cause = "The load is inside a conditional (scf.if) in the loop body; AssignLatencies walks only the ops of "
                 "the loop's own block, so loads under a condition are never pipelined.";
       f.confidence = 0.7;
-      f.proposals.push_back({"unconditional-load", "load unconditionally with a mask instead of under an `if`",
+      f.proposals.push_back({kAdvice, "load unconditionally with a mask instead of under an `if`",
                              {{"line", load.line}}});
       break;
     }

@@ -1,6 +1,7 @@
 // l3-mma-v3-precondition: a tl.dot that Triton did not lower to wgmma (ttng.warp_group_dot) on
 // sm_90, with the MMAv3 precondition of supportMMA (lib/Analysis/Utility.cpp) that failed, read
 // from the dot as TritonGPUAccelerateMatmul saw it, and a what-if compile changing exactly that.
+#include <utility>
 #include <set>
 
 #include <fmt/format.h>
@@ -47,7 +48,7 @@ struct Failure {
   std::string why;     // the rule in Triton's words
   std::string fix;
   nlohmann::json what_if;  // the one-change compile that lifts it (null if none)
-  std::string recipe;
+  RecipeId recipe;
   nlohmann::json params;
 };
 
@@ -90,12 +91,12 @@ std::vector<Failure> failed_preconditions(const KernelContext& ctx, const MlirOp
     if (!name.empty()) change = {{"constexprs", {{name, 256 / bits}}}};
     out.push_back({fmt::format("K = {} is below 256/{} = {} for {} operands", k, bits, 256 / bits, ea),
                    "wgmma needs K >= 256 / element bits (16 for 16-bit types, 32 for 8-bit)",
-                   fmt::format("BLOCK_K >= {}", 256 / bits), change, "set-block-size",
+                   fmt::format("BLOCK_K >= {}", 256 / bits), change, "wgmma-tile",
                    {{"dim", "K"}, {"constexpr", name}, {"value", 256 / bits}}});
   }
   if (t.c.shape.size() == 3)
     out.push_back({"the dot is batched (rank 3)", "MMAv3 falls back to MMAv2 for 3-D dots",
-                   "loop over the batch and issue 2-D dots", nullptr, "unbatch-dot", nlohmann::json::object()});
+                   "loop over the batch and issue 2-D dots", nullptr, kAdvice, nlohmann::json::object()});
   if (warps % 4 != 0)
     out.push_back({fmt::format("num_warps = {} is not a multiple of 4", warps),
                    "a wgmma is issued by a warp group of 4 warps, so num_warps must be a multiple of 4",
@@ -107,25 +108,25 @@ std::vector<Failure> failed_preconditions(const KernelContext& ctx, const MlirOp
     if (!name.empty()) change = {{"constexprs", {{name, 64}}}};
     out.push_back({fmt::format("M per CTA = {} is not a multiple of 64", m),
                    "a warp group's wgmma covers 64 rows of M, so M per CTA must be a multiple of 64",
-                   "BLOCK_M = 64, 128, ...", change, "set-block-size",
+                   "BLOCK_M = 64, 128, ...", change, "wgmma-tile",
                    {{"dim", "M"}, {"constexpr", name}, {"value", 64}}});
   }
   if (n % 8 != 0)
     out.push_back({fmt::format("N = {} is not a multiple of 8", n), "wgmma N must be a multiple of 8",
-                   "BLOCK_N a multiple of 8 (>= 16)", nullptr, "set-block-size", {{"dim", "N"}, {"value", 16}}});
+                   "BLOCK_N a multiple of 8 (>= 16)", nullptr, "wgmma-tile", {{"dim", "N"}, {"value", 16}}});
   bool type_ok = is_fp8(ea) ? (ea == "f8E5M2" || ea == "f8E4M3FN")
                             : (ea == "f16" || ea == "bf16" || ea == "f32" || ea == "i8");
   if (!type_ok)
     out.push_back({fmt::format("operand type {} is not a wgmma type", ea),
                    "MMAv3 takes f16, bf16, f32 (as tf32), fp8 e4m3fn/e5m2 or i8 operands",
-                   "cast the operands to fp16/bf16", nullptr, "cast-dot-operands", {{"dtype", "fp16"}}});
+                   "cast the operands to fp16/bf16", nullptr, kAdvice, {{"dtype", "fp16"}}});
   if (is_fp8(ea) && t.c.element == "f32")
     if (auto acc = dot.int_attribute("maxNumImpreciseAcc"); acc && *acc < 32)
       out.push_back({fmt::format("fp8 with an f32 accumulator and max_num_imprecise_acc = {}", *acc),
                      "MMAv3 cannot accumulate fp8 products in full f32 precision inside the instruction "
                      "(max_num_imprecise_acc < 32)",
                      "allow imprecise accumulation (max_num_imprecise_acc >= 32, the sm_90 default)", nullptr,
-                     "dot-imprecise-acc", {{"max_num_imprecise_acc", 32}}});
+                     kAdvice, {{"max_num_imprecise_acc", 32}}});
   return out;
 }
 
@@ -203,7 +204,12 @@ void MmaV3PreconditionRule::check(const KernelContext& ctx, FindingSink& sink) c
     for (const auto& fl : failures) cause += fmt::format("{}: {}. ", fl.what, fl.why);
     f.cause = cause + "sm_90 tries MMAv3 first and falls back to MMAv2 (or FMA) when any precondition fails.";
     f.confidence = 0.85;
-    for (const auto& fl : failures) f.proposals.push_back({fl.recipe, fl.fix, fl.params});
+    // One wgmma-tile proposal fixes every failed shape precondition at once (the first one's params).
+    bool tile_proposed = false;
+    for (const auto& fl : failures) {
+      if (fl.recipe == RecipeId("wgmma-tile") && std::exchange(tile_proposed, true)) continue;
+      f.proposals.push_back({fl.recipe, fl.fix, fl.params});
+    }
 
     // Confirm the first failure that a launch change can lift, when it is the only one.
     const Failure* testable = nullptr;

@@ -128,7 +128,7 @@ void PassEffectsRule::check(const KernelContext& ctx, FindingSink& sink) const {
         "thread and the lowering emits one {}-bit access per element.",
         why, bits);
     f.confidence = 0.75;
-    f.proposals.push_back({"restore-contiguity",
+    f.proposals.push_back({kAdvice,
                            "keep the contiguous index a plain tl.arange with unit stride and 16-byte aligned bases, or "
                            "assert true properties with tl.multiple_of / tl.max_contiguous",
                            {{"line", line}}});

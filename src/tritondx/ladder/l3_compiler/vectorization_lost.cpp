@@ -271,7 +271,7 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
                                          "{}`), so that only the last block is masked",
                                          root),
                              {{"bound", root}, {"line", line}}});
-      f.proposals.push_back({"pad-to-multiple-of-16", fmt::format("pad {} (and the buffers) to a multiple of 16", root),
+      f.proposals.push_back({kAdvice, fmt::format("pad {} (and the buffers) to a multiple of 16", root),
                              {{"arg", root}, {"multiple", 16}}});
       f.proposals.push_back({"add-multiple-of-hint",
                              fmt::format("let the JIT specialize {0} (not in do_not_specialize) when it is a multiple of 16 "
@@ -284,7 +284,7 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
         for (const MlirArgument& arg : fn.arguments)
           if (arg.name == "%" + root) rt = &arg.type;
       if (rt && rt->is_pointer) {
-        f.proposals.push_back({"align-base-pointer",
+        f.proposals.push_back({kAdvice,
                                fmt::format("pass a 16-byte aligned tensor as {} (.contiguous() copy or realigned "
                                            "allocation instead of an offset view)",
                                            root),
@@ -295,7 +295,7 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
                                            "rows x columns elements (aligned) instead of row by row",
                                            root),
                                {{"stride", root}}});
-        f.proposals.push_back({"pad-to-multiple-of-16",
+        f.proposals.push_back({kAdvice,
                                fmt::format("pad the dimension behind {} to a multiple of {} elements", root,
                                            std::max(16 * 8 / std::max(bits, 1), 1)),
                                {{"arg", root}, {"multiple", std::max(16 * 8 / std::max(bits, 1), 1)}}});
@@ -330,12 +330,13 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
                              {{"bound", mv->mask_root_argument}, {"line", line}}});
     if (mv->limited_by == "contiguity" && culprit) {
       if (culprit->name == "arith.remsi" || culprit->name == "arith.remui") {
-        f.proposals.push_back({"max-contiguous-hint",
+        // l0-missing-alignment-hints proposes add-contiguity-hint for the same `%` with the G it proved.
+        f.proposals.push_back({kAdvice,
                                "wrap the index in tl.max_contiguous(tl.multiple_of(idx, BLOCK), BLOCK) if the wrap "
                                "cannot happen inside a block",
                                {{"line", culprit->loc.line}, {"contiguous", mv->max_vec}}});
       } else if (culprit->name == "arith.muli" && !root.empty()) {
-        f.proposals.push_back({"constexpr-unit-stride",
+        f.proposals.push_back({kAdvice,
                                fmt::format("drop the multiply by {} on the contiguous dimension (or make it a "
                                            "tl.constexpr 1)",
                                            root),

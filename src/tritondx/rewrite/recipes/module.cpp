@@ -42,6 +42,9 @@ void register_builtin_recipes(RecipeRegistry& registry) {
   registry.add(make_bitonic_topk_recipe());  // bitonic-topk
   registry.add(make_divisibility_by_construction_recipe());  // divisibility-by-construction
   registry.add(make_tma_persistent_recipe());  // tma-persistent
+  registry.add(make_set_maxnreg_recipe());  // set-maxnreg
+  registry.add(make_wgmma_tile_recipe());  // wgmma-tile
+  registry.add(make_reduce_after_loop_recipe());  // reduce-after-loop
 }
 
 }  // namespace tdx

@@ -46,5 +46,8 @@ std::unique_ptr<Recipe> make_reciprocal_division_recipe();  // reciprocal_divisi
 std::unique_ptr<Recipe> make_bitonic_topk_recipe();  // bitonic_topk.cpp
 std::unique_ptr<Recipe> make_divisibility_by_construction_recipe();  // divisibility_by_construction.cpp
 std::unique_ptr<Recipe> make_tma_persistent_recipe();  // tma_persistent.cpp
+std::unique_ptr<Recipe> make_set_maxnreg_recipe();  // set_maxnreg.cpp
+std::unique_ptr<Recipe> make_wgmma_tile_recipe();  // wgmma_tile.cpp
+std::unique_ptr<Recipe> make_reduce_after_loop_recipe();  // reduce_after_loop.cpp
 
 }  // namespace tdx

@@ -1,0 +1,269 @@
+"""RMS LayerNorm forward (unsloth `Fast_RMS_Layernorm`, the Llama variant) over a (4, 4096, 4096) bf16 activation: Llama-3-8B's hidden size, 4 x 4k tokens.
+
+Provenance: unslothai/unsloth@015bdef0d94a241bcd94eec7a405b1700632180d:unsloth/kernels/rms_layernorm.py
+(Apache-2.0, "Copyright 2023-present Daniel Han-Chen & the Unsloth team. All rights reserved.", the
+file's header, kept). Copied verbatim: the kernels `_rms_layernorm_forward` and
+`_gemma_rms_layernorm_forward` and the autograd Function `Fast_RMS_Layernorm` up to the end of its
+`forward`, which picks the kernel, sizes the block with `calculate_settings` and launches one
+program per row; `launch` calls it through `Fast_RMS_Layernorm.apply(X, W, eps, False)` as
+`fast_rms_layernorm` does. Left out: the backward kernel, the Function's `backward`, and the
+transformers patching and test code. The import `from .utils import calculate_settings,
+torch_gpu_device` is replaced by verbatim copies from unsloth/kernels/utils.py (`MAX_FUSED_SIZE`,
+`next_power_of_2`, `calculate_settings`, and the `if DEVICE_COUNT > 1: ... else: ... nullcontext`
+block that defines `torch_gpu_device`), preceded by stand-ins for the unsloth/device_type.py
+values that block reads (DEVICE_TYPE "cuda", DEVICE_COUNT = torch.cuda.device_count()).
+
+The launch: n_cols, eps and the row strides are constexprs; 4096 columns give BLOCK_SIZE 4096 and 8
+warps, 16384 programs. It returns Y (the per-row inverse RMS goes to the autograd context).
+"""
+# --------------------------------------------------------------------------------------------------
+# Copied from unslothai/unsloth@015bdef0d94a241bcd94eec7a405b1700632180d:unsloth/kernels/rms_layernorm.py
+# Apache-2.0; the license text is in LICENSE beside this file. The file's own header follows.
+# --------------------------------------------------------------------------------------------------
+
+
+# Copyright 2023-present Daniel Han-Chen & the Unsloth team. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+import triton
+import triton.language as tl
+import torch
+
+
+# --------------------------------------------------------------------------------------------------
+# Helpers the code below imports from unsloth/kernels/utils.py, copied verbatim at the same commit:
+# MAX_FUSED_SIZE, next_power_of_2, calculate_settings, torch_gpu_device
+# --------------------------------------------------------------------------------------------------
+
+
+# Stand-ins, not upstream code: unsloth/device_type.py probes MLX, bitsandbytes and the accelerator
+# at import; these are the values it computes on an NVIDIA GPU, for the helpers below.
+DEVICE_TYPE = "cuda"
+DEVICE_COUNT = torch.cuda.device_count()
+
+
+MAX_FUSED_SIZE: int = 65536
+next_power_of_2 = triton.next_power_of_2
+
+
+def calculate_settings(
+    n: int,
+) -> (
+    int,
+    int,
+):
+    BLOCK_SIZE: int = next_power_of_2(n)
+    if BLOCK_SIZE > MAX_FUSED_SIZE:
+        raise RuntimeError(
+            f"Cannot launch Triton kernel since n = {n} exceeds "
+            f"the maximum CUDA blocksize = {MAX_FUSED_SIZE}."
+        )
+    num_warps: int = 4
+    if BLOCK_SIZE >= 32768:
+        num_warps = 32
+    elif BLOCK_SIZE >= 8192:
+        num_warps = 16
+    elif BLOCK_SIZE >= 2048:
+        num_warps = 8
+    return BLOCK_SIZE, num_warps
+
+
+if DEVICE_COUNT > 1:
+    if DEVICE_TYPE in ("cuda", "hip"):
+        torch_gpu_device = torch.cuda.device
+    elif DEVICE_TYPE == "xpu":
+        torch_gpu_device = torch.xpu.device
+else:
+    from contextlib import nullcontext
+    def torch_gpu_device(device):
+        return nullcontext()
+
+
+# --------------------------------------------------------------------------------------------------
+# unsloth/kernels/rms_layernorm.py continues
+# --------------------------------------------------------------------------------------------------
+
+
+@triton.jit
+def _rms_layernorm_forward(
+    Y,
+    Y_row_stride: tl.constexpr,
+    X,
+    X_row_stride: tl.constexpr,
+    W,
+    W_row_stride: tl.constexpr,
+    r,
+    r_row_stride: tl.constexpr,
+    n_cols: tl.constexpr,
+    eps: tl.constexpr,
+    BLOCK_SIZE: tl.constexpr,
+):
+    """
+    Fast RMS Layernorm kernel
+    Inspiration from a Triton tutorial:
+    https://triton-lang.org/main/getting-started/tutorials/05-layer-norm.html
+    """
+    row_idx = tl.program_id(0)
+    col_offsets = tl.arange(0, BLOCK_SIZE)
+    mask = col_offsets < n_cols
+
+    Y += row_idx * Y_row_stride
+    X += row_idx * X_row_stride
+    r += row_idx * r_row_stride
+
+    X_row = tl.load(X + col_offsets, mask = mask, other = 0).to(tl.float32)
+    W_row = tl.load(W + col_offsets, mask = mask, other = 0)  # .to(tl.float32)
+
+    row_var = tl.sum(X_row * X_row, axis = 0) / n_cols
+    # Explicit float32 scalar to ensure correct type promotion on HIP/ROCm
+    eps_f32 = tl.full((), eps, tl.float32)
+    inv_var = tl.math.rsqrt(row_var + eps_f32)
+    tl.store(r, inv_var)
+    normed = X_row * inv_var
+    normed = normed.to(W_row.dtype)  # Exact copy from HF
+    output = normed * W_row
+    tl.store(Y + col_offsets, output, mask = mask)
+
+
+@triton.jit
+def _gemma_rms_layernorm_forward(
+    Y,
+    Y_row_stride: tl.constexpr,
+    X,
+    X_row_stride: tl.constexpr,
+    W,
+    W_row_stride: tl.constexpr,
+    r,
+    r_row_stride: tl.constexpr,
+    n_cols: tl.constexpr,
+    eps: tl.constexpr,
+    BLOCK_SIZE: tl.constexpr,
+):
+    # Copies https://github.com/google-deepmind/gemma/blob/main/gemma/layers.py#L31
+    # and https://github.com/keras-team/keras-nlp/blob/v0.8.2/keras_nlp/models/gemma/rms_normalization.py#L33
+    # exactly. Essentially all in float32!
+    row_idx = tl.program_id(0)
+    col_offsets = tl.arange(0, BLOCK_SIZE)
+    mask = col_offsets < n_cols
+
+    Y += row_idx * Y_row_stride
+    X += row_idx * X_row_stride
+    r += row_idx * r_row_stride
+
+    X_row = tl.load(X + col_offsets, mask = mask, other = 0).to(tl.float32)
+    W_row = tl.load(W + col_offsets, mask = mask, other = 0).to(tl.float32)
+
+    row_var = tl.sum(X_row * X_row, axis = 0) / n_cols
+    # Explicit float32 scalar to ensure correct type promotion on HIP/ROCm
+    eps_f32 = tl.full((), eps, tl.float32)
+    inv_var = tl.math.rsqrt(row_var + eps_f32)
+    tl.store(r, inv_var)
+    normed = X_row * inv_var
+    output = normed * (W_row + 1.0)
+
+    tl.store(Y + col_offsets, output, mask = mask)
+
+
+class Fast_RMS_Layernorm(torch.autograd.Function):
+    @staticmethod
+    def forward(
+        ctx,
+        X: torch.Tensor,
+        W: torch.Tensor,
+        eps: float,
+        gemma: bool = False,
+    ):
+        shape = X.shape
+        dim: int = shape[-1]
+        X = X.reshape(-1, dim)
+        n_rows: int
+        n_cols: int
+        n_rows, n_cols = X.shape
+        BLOCK_SIZE: int
+        num_warps: int
+        BLOCK_SIZE, num_warps = calculate_settings(n_cols)
+        device = X.device
+
+        Y = torch.empty((n_rows, n_cols), dtype = X.dtype, device = device)
+        r = torch.empty(n_rows, dtype = torch.float32, device = device)
+
+        fx = _gemma_rms_layernorm_forward if gemma else _rms_layernorm_forward
+        with torch_gpu_device(device):
+            fx[(n_rows,)](
+                Y,
+                Y.stride(0),
+                X,
+                X.stride(0),
+                W,
+                W.stride(0),
+                r,
+                r.stride(0),
+                n_cols,
+                eps,
+                BLOCK_SIZE = BLOCK_SIZE,
+                num_warps = num_warps,
+            )
+        ctx.eps = eps
+        ctx.BLOCK_SIZE = BLOCK_SIZE
+        ctx.num_warps = num_warps
+        ctx.GEMMA = gemma
+        ctx.save_for_backward(X, W, r)
+        return Y.view(*shape)
+
+
+# ==================================================================================================
+# What this project adds (docs/task-format.md): launch, inputs, reference, sizes.
+# ==================================================================================================
+
+
+EPS = 1e-5  # Llama-3's rms_norm_eps
+
+
+def launch(X, W):
+    return Fast_RMS_Layernorm.apply(X, W, EPS, False)
+
+
+def reference(X, W):
+    # transformers' LlamaRMSNorm: variance in fp32, the normalized row cast back before the weight
+    xf = X.float()
+    x_hat = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + EPS)
+    return W * x_hat.to(X.dtype)
+
+
+def _inputs(device, batch, seq, hidden):
+    X = torch.randn(batch, seq, hidden, device=device, dtype=torch.bfloat16)
+    W = (1.0 + 0.1 * torch.randn(hidden, device=device)).to(torch.bfloat16)
+    return (X, W)
+
+
+def make_inputs(device):
+    return _inputs(device, 4, 4096, 4096)  # X and Y: 134 MB each
+
+
+def make_small_inputs(device):
+    return _inputs(device, 2, 3, 1000)  # a 1024-wide block, the last 24 columns masked
+
+
+def bytes_moved(X, W):
+    rows = X.numel() // X.shape[-1]
+    return 2 * X.numel() * X.element_size() + W.numel() * W.element_size() + rows * 4
+
+
+def flops(X, W):
+    return 4 * X.numel()  # square, sum, scale by the inverse RMS, multiply by the weight
+
+
+TOLERANCE = {"rtol": 2e-2, "atol": 2e-2}
+
