@@ -149,5 +149,24 @@ TEST(FixedParts, ReferenceAddedWhereTheOriginalHasNone) {
   EXPECT_TRUE(has(hidden, "integrity-reference-changed")) << describe(hidden);
 }
 
+// A real library's code carries constructs the checks flag in a candidate (Liger's helpers: a
+// getattr on a device-type name, an lru_cache'd device query). They are the user's code, not
+// something a rewrite introduced: a candidate that keeps them passes, and the same construct the
+// rewrite adds or moves (the memoizer now on launch) still fails.
+TEST(LaunchReach, ConstructsTheOriginalHasAreNotTheCandidates) {
+  const fs::path liger = kRoot / "bench" / "corpus" / "liger" / "swiglu_fwd.py";
+  const std::string int64_pid = "    program_id = tl.program_id(0).to(tl.int64)\n\n    # locate start index";
+  auto kept = check_edits(liger, liger, {{int64_pid, "    program_id = tl.program_id(0)\n\n    # locate start index"}});
+  EXPECT_TRUE(kept.empty()) << describe(kept);
+
+  auto added = check_edits(liger, liger, {{"def launch(a, b):", "@functools.lru_cache(maxsize=None)\ndef launch(a, b):"}});
+  EXPECT_TRUE(has(added, "integrity-output-cache")) << describe(added);
+
+  auto moved = check_edits(liger, liger,
+                           {{"@functools.lru_cache(maxsize=None)\ndef infer_device_arch", "def infer_device_arch"},
+                            {"def launch(a, b):", "@functools.lru_cache(maxsize=None)\ndef launch(a, b):"}});
+  EXPECT_TRUE(has(moved, "integrity-output-cache")) << describe(moved);
+}
+
 }  // namespace
 }  // namespace tdx::integrity

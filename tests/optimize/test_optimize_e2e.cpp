@@ -156,12 +156,13 @@ namespace {
 
 // A GPU recording of the original (the H200 run and Nsight Compute exports of examples/matmul.py)
 // gives the search its L1 findings without a GPU: their proposals (a larger output tile for the
-// L2-bound matmul, one more stage for the warps waiting on cp.async) become candidates.
+// L2-bound matmul, one more stage for the warps waiting on cp.async, BLOCK_K 32 -> 64 for 128-byte
+// shared rows that take the conflict-free swizzle) become candidates.
 TEST(OptimizeE2E, RecordingOfTheOriginalFeedsL1Proposals) {
   fs::path out = fresh_dir("recording");
   auto r = run({TRITONDX_BINARY, "optimize", std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py", "--gpu", "off",
                 "--recording", std::string(TRITONDX_SOURCE_DIR) + "/tests/recipes/grow-tile/applies_matmul_l1.gpu",
-                "--max-candidates", "2", "--out", out.string()});
+                "--max-candidates", "3", "--out", out.string()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto report = nlohmann::json::parse(read(out / "report.json"));
   std::map<std::string, std::string> by_recipe;
@@ -169,6 +170,7 @@ TEST(OptimizeE2E, RecordingOfTheOriginalFeedsL1Proposals) {
     if (c.contains("recipe") && !c["targets"].empty()) by_recipe[c["recipe"]] = c["targets"][0];
   EXPECT_EQ(by_recipe["grow-tile"], "l1-bound-class") << report.dump(2);
   EXPECT_EQ(by_recipe["set-num-stages"], "l1-hot-line-stall") << report.dump(2);
+  EXPECT_EQ(by_recipe["grow-block"], "l1-shared-bank-conflicts") << report.dump(2);
   for (const auto& c : report["candidates"])
     if (c.value("recipe", "") == "grow-tile") {
       std::string source = read(c["path"].get<std::string>());
