@@ -55,6 +55,8 @@ class KernelInfo:
             if hasattr(w, "configs"):
                 entry["configs"] = [_config_json(c) for c in w.configs]
                 entry["key"] = list(getattr(w, "keys", []) or [])
+            if isinstance(getattr(w, "values", None), dict):
+                entry["values"] = list(w.values)  # the names @triton.heuristics computes
             wrappers.append(entry)
             w = w.fn
         return {"name": self.name, "def_line": self.def_line, "end_line": self.end_line,

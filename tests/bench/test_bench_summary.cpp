@@ -206,5 +206,40 @@ TEST(BenchSummary, LadderReachCountsTheLevelOfTheBestPath) {
   EXPECT_EQ(s["ladder_reach"]["L1"], 1);
 }
 
+// Actionability is summed over every entry's search, measured or not (a run without a GPU has
+// it too), and its declines are grouped with their particulars generalized.
+TEST(BenchSummary, SumsActionabilityAndGroupsDeclinesByKind) {
+  auto declined = [](const std::string& reason) {
+    return nlohmann::json{{"outcome", "declined"}, {"declines", {reason}}};
+  };
+  auto with = [](nlohmann::json entry, int with_recipe, int evaluated, int not_reached, nlohmann::json findings) {
+    entry["tritondx"]["actionability"] = {{"with_recipe", with_recipe}, {"evaluated", evaluated},
+                                          {"declined", static_cast<int>(findings.size())}, {"budget", 0},
+                                          {"not_reached", not_reached}, {"advice_only", 1}, {"findings", findings}};
+    return entry;
+  };
+  auto a = with(measured("a/one", 2.0, 1.0, 1.5, 1.1, 0.9, 2, "L1"), 5, 3, 1,
+                {declined("grow-block: the launch computes BLOCK as `bs`"),
+                 declined("set-num-warps: the autotuner already tries num_warps=8 with the diagnosed config's other values")});
+  nlohmann::json cpu{{"entry", "b/cpu"},
+                     {"status", "unmeasured"},
+                     {"tritondx", {{"best_path", nlohmann::json::array()}, {"ladder_reach", "L3"}, {"gpu_evaluations", 0}}}};
+  cpu = with(cpu, 3, 2, 0, {declined("grow-block: the launch computes BLOCK as `block_size(n)`")});
+  auto s = summarize_bench({a, cpu}, 41);
+  const auto& act = s["actionability"];
+  EXPECT_EQ(act["entries"], 2);
+  EXPECT_EQ(act["with_recipe"], 8);
+  EXPECT_EQ(act["evaluated"], 5);
+  EXPECT_EQ(act["advice_only"], 2);
+  EXPECT_NEAR(act["evaluated_share"].get<double>(), 5.0 / 7, 1e-9);  // of the 7 findings reached
+  ASSERT_EQ(act["declines"].size(), 2u);
+  EXPECT_EQ(act["declines"][0]["decline"], "grow-block: the launch computes BLOCK as `X`");
+  EXPECT_EQ(act["declines"][0]["findings"], 2);
+  EXPECT_EQ(act["declines"][0]["entries"], nlohmann::json::array({"a/one", "b/cpu"}));
+  std::string md = render_bench_markdown(s, {a, cpu});
+  EXPECT_NE(md.find("## Actionable findings"), std::string::npos);
+  EXPECT_NE(md.find("5 of the 7 the search reached led to an evaluated candidate (71%)"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace tdx

@@ -71,7 +71,8 @@ nlohmann::json tritondx_part(const OptimizeResult& r) {
                    {"stop_reason", r.stop_reason},
                    {"seconds", r.seconds},
                    {"best_path", path},
-                   {"resumed", r.resumed}};
+                   {"resumed", r.resumed},
+                   {"actionability", actionability_to_json(r.actionability)}};
   if (o.score.measured && b.score.measured) {
     j["median_ms"] = b.score.median_ms;
     j["p10_ms"] = b.score.p10_ms;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -87,6 +88,48 @@ std::vector<nlohmann::json> load_entry_results(const std::string& out_dir) {
   }
   std::sort(out.begin(), out.end(),
             [](const auto& a, const auto& b) { return a.value("entry", "") < b.value("entry", ""); });
+  return out;
+}
+
+// A decline's reason with its particulars (numbers, quoted names, lines) replaced, so that the
+// same refusal on different kernels counts once.
+std::string decline_kind(const std::string& decline) {
+  static const std::regex quoted("`[^`]*`"), number("[0-9]+");
+  return std::regex_replace(std::regex_replace(decline, quoted, "`X`"), number, "N");
+}
+
+// Summed over the entries' searches (measured or not): findings proposing a built-in recipe, what
+// came of them, and the declines by kind, most frequent first.
+nlohmann::json summarize_actionability(const std::vector<nlohmann::json>& entries) {
+  std::map<std::string, int> totals;
+  std::map<std::string, std::pair<int, std::set<std::string>>> declines;  // kind -> findings, entries
+  int entries_with = 0;
+  for (const auto& e : entries) {
+    if (!e.contains("tritondx") || !e["tritondx"].contains("actionability")) continue;
+    const auto& a = e["tritondx"]["actionability"];
+    ++entries_with;
+    for (const char* k : {"with_recipe", "evaluated", "declined", "budget", "not_reached", "advice_only"})
+      totals[k] += a.value(k, 0);
+    for (const auto& f : a.value("findings", nlohmann::json::array())) {
+      if (f.value("outcome", "") != "declined") continue;
+      std::set<std::string> kinds;
+      for (const auto& d : f.value("declines", nlohmann::json::array())) kinds.insert(decline_kind(d.get<std::string>()));
+      for (const auto& k : kinds) {
+        ++declines[k].first;
+        declines[k].second.insert(e.value("entry", ""));
+      }
+    }
+  }
+  std::vector<std::pair<std::string, std::pair<int, std::set<std::string>>>> sorted(declines.begin(), declines.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  nlohmann::json by_reason = nlohmann::json::array();
+  for (const auto& [kind, counted] : sorted)
+    by_reason.push_back({{"decline", kind}, {"findings", counted.first},
+                         {"entries", std::vector<std::string>(counted.second.begin(), counted.second.end())}});
+  nlohmann::json out{{"entries", entries_with}, {"declines", by_reason}};
+  for (const auto& [k, v] : totals) out[k] = v;
+  const int considered = totals["with_recipe"] - totals["not_reached"];
+  out["evaluated_share"] = considered > 0 ? static_cast<double>(totals["evaluated"]) / considered : 0.0;
   return out;
 }
 
@@ -203,7 +246,8 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
                    {"failures", failures},
                    {"unmeasured", unmeasured},
                    {"stale", stale},
-                   {"bench_revision", kBenchRevision}};
+                   {"bench_revision", kBenchRevision},
+                   {"actionability", summarize_actionability(entries)}};
   // The targets, each with what was measured. They hold for the whole suite (40+
   // entries), so none is met by a partial run, whatever its numbers.
   const bool full = n >= 40;
@@ -226,6 +270,10 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
        {"measured", fmt::format("{} of {}", wins_compile, compared_compile)}, {"met", full && compared_compile > 0 && compile_share >= 0.6}},
       {{"target", "median <= 16 GPU evaluations per entry"}, {"measured", fmt::format("{:.0f}", median(evals))},
        {"met", full && !evals.empty() && median(evals) <= 16}},
+      {{"target", ">= 90% of the findings proposing a recipe lead to an evaluated candidate"},
+       {"measured", fmt::format("{:.0f}% of {}", 100 * s["actionability"].value("evaluated_share", 0.0),
+                                s["actionability"].value("with_recipe", 0) - s["actionability"].value("not_reached", 0))},
+       {"met", full && s["actionability"].value("evaluated_share", 0.0) >= 0.9}},
   });
   if (!ceilings.empty()) {
     s["targets"][0].update(at_floor(geomean(ceilings), 4.5));
@@ -313,6 +361,29 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
                       "were measured on the card). It bounds what any rewrite of these initial kernels can reach: a "
                       "target above it is out of reach on this suite, whatever the optimizer does.\n",
                       s["at_roofline_floor"]["entries"].get<size_t>());
+  if (const auto& a = s.value("actionability", nlohmann::json::object()); a.value("entries", 0) > 0) {
+    const int considered = a.value("with_recipe", 0) - a.value("not_reached", 0);
+    md << fmt::format("\n## Actionable findings\n\nOver the searches of {} entries (with or without a GPU): {} "
+                      "findings proposed a built-in recipe; {} of the {} the search reached led to an evaluated "
+                      "candidate ({:.0f}%), {} were declined by every recipe they proposed, {} applied after the "
+                      "search's budget was spent, and {} sat on candidates never expanded at their level. {} more "
+                      "findings proposed only advice (no recipe makes that change; the LLM rewriter gets it).\n",
+                      a.value("entries", 0), a.value("with_recipe", 0), a.value("evaluated", 0), considered,
+                      100 * a.value("evaluated_share", 0.0), a.value("declined", 0), a.value("budget", 0),
+                      a.value("not_reached", 0), a.value("advice_only", 0));
+    if (!a["declines"].empty()) {
+      md << "\n| decline (a finding's recipe and its reason; numbers and quoted names generalized) | findings | "
+            "entries |\n|---|---|---|\n";
+      for (const auto& d : a["declines"]) {
+        std::string where;
+        for (const auto& id : d["entries"]) where += (where.empty() ? "" : ", ") + id.get<std::string>();
+        std::string text = d["decline"].get<std::string>();
+        for (auto& c : text)
+          if (c == '|') c = '/';
+        md << fmt::format("| {} | {} | {} |\n", text, d["findings"].get<int>(), where);
+      }
+    }
+  }
   md << "\n## Entries\n\nTimes are medians in ms of flushed per-call CUDA events, all measured in the same run. "
         "Speedups are over the initial kernel.\n\n"
         "The roofline column is the initial kernel's fraction of its roofline floor, then tritondx's. The "

@@ -44,6 +44,18 @@ std::string speedup_text(const Score& before, const Score& after) {
   return "not measured";
 }
 
+nlohmann::json attempts_to_json(const std::vector<AttemptRecord>& attempts) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& a : attempts) {
+    nlohmann::json j{{"parent", a.parent}, {"rule", a.rule},       {"line", a.line},
+                     {"rewriter", a.rewriter}, {"recipe", a.recipe}, {"outcome", a.outcome}};
+    if (a.candidate) j["candidate"] = a.candidate;
+    if (!a.reason.empty()) j["reason"] = a.reason;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 nlohmann::json node_json(const OptimizeResult& r, const SearchNode& n) {
   nlohmann::json j{{"id", n.id},
                    {"parent", n.parent ? nlohmann::json(n.parent) : nlohmann::json()},
@@ -104,7 +116,9 @@ nlohmann::json optimize_to_json(const OptimizeResult& r) {
           {"tune", r.tune},
           {"tune_rival", r.tune_rival},
           {"tune_evaluations", r.tune_evaluations},
-          {"llm_usage", r.llm_usage}};
+          {"llm_usage", r.llm_usage},
+          {"attempts", attempts_to_json(r.attempts)},
+          {"actionability", actionability_to_json(r.actionability)}};
 }
 
 // What the kept kernel's outputs were compared with (a task without `reference` is verified

@@ -283,15 +283,25 @@ Expected<void> Search::expand(size_t index) {
         for (const auto& c : calls[ai]) TDX_CHECK(store_->add_llm_call(r_.run_id, candidate_id, c));
         return {};
       };
+      auto record = [&](const std::string& outcome, long long candidate, const std::string& reason) {
+        record_attempt(parent_id, a, outcome, candidate, reason);
+      };
       if (!a.candidate) {
         TDX_CHECK(store_calls(std::nullopt));
+        record("declined", 0, a.candidate.error().message);
         note_once(fmt::format("recipe {} declined ({}): {}", a.recipe, a.targets.empty() ? "" : a.targets.front(),
                               a.candidate.error().message));
         continue;
       }
       std::string sha = sha256_hex(a.candidate->source);
-      if (std::find(seen_.begin(), seen_.end(), sha) != seen_.end() || !budget_left(why)) {
+      if (std::find(seen_.begin(), seen_.end(), sha) != seen_.end()) {
         TDX_CHECK(store_calls(std::nullopt));
+        record("duplicate", 0, "");
+        continue;
+      }
+      if (!budget_left(why)) {
+        TDX_CHECK(store_calls(std::nullopt));
+        record("budget", 0, why);
         continue;
       }
       seen_.push_back(sha);
@@ -303,6 +313,7 @@ Expected<void> Search::expand(size_t index) {
       child.candidate.diff = unified_diff(parent_source, child.candidate.source, fs::path(r_.task_path).filename().string());
       child.id = TDX_TRY(store_->add_candidate(r_.run_id, parent_id, generation, child.candidate));
       TDX_CHECK(store_calls(child.id));
+      record("evaluated", child.id, "");
       size_t ci = TDX_TRY(evaluate_node(std::move(child), &parent_source, r_.gpu));
       if (r_.nodes[ci].status == "verified" && improves(r_.nodes[ci].score, parent_score, o_.min_gain))
         progressed = true;
@@ -320,6 +331,14 @@ Expected<void> Search::expand(size_t index) {
   score["expanded_level"] = r_.nodes[index].expanded_level;
   TDX_CHECK(store_->set_score(parent_id, score));
   return {};
+}
+
+void Search::record_attempt(long long parent, const RewriteAttempt& a, const std::string& outcome, long long candidate,
+                            const std::string& reason) {
+  for (size_t t = 0; t < std::max<size_t>(1, a.targets.size()); ++t)
+    r_.attempts.push_back({parent, t < a.targets.size() ? a.targets[t] : "",
+                           t < a.target_lines.size() ? a.target_lines[t] : 0, a.rewriter, a.recipe, outcome, candidate,
+                           reason});
 }
 
 size_t Search::best_index() const {
@@ -372,6 +391,7 @@ Expected<void> Search::finish() {
     return {{"calls", u->calls}, {"failed_calls", u->failed_calls}, {"prompt_tokens", u->prompt_tokens},
             {"completion_tokens", u->completion_tokens}, {"cost_usd", u->cost_usd}};
   }();
+  r_.actionability = tdx::actionability(r_, recipes_);
   TDX_CHECK(store_->finish_run(r_.run_id, RunStatus::Finished));
   return {};
 }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tritondx/optimize/actionability.h"
 #include "tritondx/bridge/bridge.h"
 #include "tritondx/optimize/evaluate.h"
 #include "tritondx/optimize/optimize_options.h"
@@ -38,6 +39,21 @@ struct SearchNode {
   int expanded_level = -1;
 };
 
+// One rewrite the search asked for: a (candidate expanded, finding, recipe) and what came of it.
+struct AttemptRecord {
+  long long parent = 0;  // the candidate expanded
+  std::string rule;      // the targeted finding's rule
+  int line = 0;          // its line in the parent (0 for the LLM's)
+  std::string rewriter;  // "recipe" | "llm"
+  std::string recipe;
+  // "evaluated": a new candidate; "duplicate": the same source as a candidate already in the run
+  // (the rewrite applied); "declined": the rewriter made nothing (reason); "budget": not evaluated,
+  // the search's budget was spent.
+  std::string outcome;
+  long long candidate = 0;  // the evaluated candidate's id
+  std::string reason;
+};
+
 struct OptimizeResult {
   std::string task_path;
   std::string out_dir;
@@ -65,6 +81,10 @@ struct OptimizeResult {
   int tune_evaluations = 0;
   std::vector<std::string> notes;
   nlohmann::json llm_usage;
+  // Every attempt of this invocation (a resumed run's earlier attempts are not kept).
+  std::vector<AttemptRecord> attempts;
+  // Which findings proposing a built-in recipe led to an evaluated candidate (from `attempts`).
+  Actionability actionability;
 };
 
 // Runs the search; a failure that stops it (the store cannot be opened, the original kernel

@@ -54,6 +54,9 @@ class Search {
   double elapsed() const;
   // Seconds this search has waited for a GPU other bench workers held.
   double waited() const;
+  // Keeps what came of an attempt (AttemptRecord), one record per finding it targeted.
+  void record_attempt(long long parent, const RewriteAttempt& a, const std::string& outcome, long long candidate,
+                      const std::string& reason);
   size_t best_index() const;
   // The indices of a node and its ancestors, up to the original: the node's line.
   std::vector<size_t> line_of(size_t index) const;

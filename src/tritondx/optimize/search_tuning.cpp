@@ -141,11 +141,14 @@ Expected<void> Search::rewrite_after_tuning() {
   const long long parent_id = r_.nodes[best].id;
   for (auto& a : attempts) {
     if (!a.candidate) {
+      record_attempt(parent_id, a, "declined", 0, a.candidate.error().message);
       note_once(fmt::format("recipe {} declined after tuning: {}", a.recipe, a.candidate.error().message));
       continue;
     }
     size_t before = r_.nodes.size();
     TDX_CHECK(evaluate_late_child(best, std::move(*a.candidate)));
+    record_attempt(parent_id, a, r_.nodes.size() > before ? "evaluated" : "duplicate",
+                   r_.nodes.size() > before ? r_.nodes.back().id : 0, "");
     if (r_.nodes.size() > before)
       r_.notes.push_back(fmt::format("candidate {}: {} tried on the tuned kernel {} after launch tuning",
                                      r_.nodes.back().id, a.recipe, parent_id));

@@ -51,12 +51,13 @@ std::vector<RewriteAttempt> RecipeRewriter::propose(const RewriteRequest& reques
           if (a.candidate && a.candidate->source == candidate->source) {
             if (std::find(a.targets.begin(), a.targets.end(), finding.rule_id) == a.targets.end()) {
               a.targets.push_back(finding.rule_id);
+              a.target_lines.push_back(finding.loc.line);
               a.candidate->targets.push_back(finding.rule_id);
             }
           }
         continue;
       }
-      out.push_back({"recipe", std::string(proposal.recipe), {finding.rule_id}, std::move(candidate)});
+      out.push_back({"recipe", std::string(proposal.recipe), {finding.rule_id}, std::move(candidate), {finding.loc.line}});
     }
   }
   return out;

@@ -25,6 +25,7 @@ struct RewriteAttempt {
   std::string recipe;    // recipe id or "llm"
   std::vector<std::string> targets;
   Expected<Candidate> candidate;
+  std::vector<int> target_lines;  // the line of each target finding (empty for the LLM's)
 };
 
 class Rewriter {

@@ -43,20 +43,12 @@ Expected<std::vector<TextEdit>> AutotuneConfigsRecipe::edits(const RecipeInput& 
   if (view.signature(name) != "constexpr")
     return fail(Stage::Rewrite, fmt::format("`{}` is not a tl.constexpr parameter", name), line);
   // Configs change the block for shapes the capture never saw: every access indexed by it must be masked.
-  for (const PyNode* op : view.calls({"tl.load", "tl.store"})) {
-    const PyNode* ptr = KernelView::pointer_arg(*op);
-    if (!ptr || KernelView::mask_arg(*op)) continue;
-    if (view.flows_from(*ptr, [&](const PyNode& n) {
-          if (n.type != "Call" || normalize_triton_name(call_name(n)) != "tl.arange") return false;
-          const PyNode* size = argument(n, 1);
-          return size && size->type == "Name" && size->str_field("id") == name;
-        }))
-      return fail(Stage::Rewrite,
-                  fmt::format("the access at line {} is indexed by {} without a mask: other block sizes would "
-                              "read past the data",
-                              op->line, name),
-                  op->line);
-  }
+  if (auto unmasked = launch_util::unmasked_block_access(view, name))
+    return fail(Stage::Rewrite,
+                fmt::format("the access at line {} is indexed by {} without a mask: other block sizes would "
+                            "read past the data",
+                            *unmasked, name),
+                *unmasked);
   auto site = TDX_TRY(launch_util::find_launch(ctx, line));
   const PyNode* value = keyword(*site.call, name);
   if (!value || int_constant(*value) != from)

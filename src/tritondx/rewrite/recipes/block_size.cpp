@@ -2,6 +2,7 @@
 // call and keep the grid consistent with it.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <functional>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "tritondx/core/check.h"
 #include "tritondx/source/block_index.h"
+#include "tritondx/rewrite/recipes/autotune_space.h"
 #include "tritondx/rewrite/recipes/grid_rewriter.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
@@ -68,6 +70,8 @@ std::string_view BlockSizeRecipe::description() const {
              "literal grid is recomputed, and a grid written with the same variable or meta['BLOCK'] "
              "already follows. Proposed by l0-tiny-block, and by l1-bound-class, l1-hot-line-stall, "
              "l1-occupancy-limiter and l1-shared-bank-conflicts for a kernel with a single block constexpr. "
+             "When the kernel's autotuner sets the block, the diagnosed config with the new block is added to its "
+             "configs instead (the grid reads the block from the config). "
              "Refuses when the block is not a constexpr "
              "parameter passed as a literal or a variable, when a grid dimension cannot be traced to the "
              "block, when the old value is used elsewhere in the launch, or when unmasked accesses would "
@@ -291,13 +295,46 @@ bool in_full_block_guard(const PyNode& access, const std::string& block) {
   return false;
 }
 
+// The block is decided by the kernel's autotuner: add the diagnosed config with the new block
+// (the grid already reads it from the config's meta). Blocks computed by heuristics are refused.
+Expected<std::vector<TextEdit>> autotuned_edits(const KernelContext& ctx, const KernelView& view,
+                                                const std::vector<BlockChange>& changes, int line) {
+  auto tuned = TDX_TRY(autotune_space::of(ctx, line));
+  const auto computed = autotune_space::heuristic_values(ctx);
+  std::string what;
+  for (const auto& c : changes) {
+    if (computed.contains(c.name))
+      return fail(Stage::Rewrite, fmt::format("@triton.heuristics computes {}: the recipe does not rewrite its function", c.name), line);
+    if (!tuned || !tuned->configs[tuned->diagnosed].kwargs.contains(c.name))
+      return fail(Stage::Rewrite,
+                  fmt::format("the autotuner's configs set some of the tile's constexprs but not {}", c.name), line);
+    if (!is_pow2(c.to) || c.to > 65536) return fail(Stage::Rewrite, fmt::format("{} is not a valid block size", c.to), line);
+    if (ctx.launch && ctx.launch->int_arg(c.name) != c.from)
+      return fail(Stage::Rewrite, fmt::format("the diagnosed config's {} is not {}", c.name, c.from), line);
+    if (auto unmasked = launch_util::unmasked_block_access(view, c.name); unmasked && c.to > c.from)
+      return fail(Stage::Rewrite,
+                  fmt::format("the access at line {} is indexed by {} without a mask: a larger block would read past "
+                              "the data",
+                              *unmasked, c.name),
+                  *unmasked);
+    what += fmt::format("{}{}={}", what.empty() ? "" : ", ", c.name, c.to);
+  }
+  return autotune_space::add_variant(
+      ctx, *tuned,
+      [&](autotune_space::Config& config) {
+        for (const auto& c : changes) config.kwargs[c.name] = c.to;
+      },
+      what, line);
+}
+
 Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) const {
   const KernelContext& ctx = in.ctx;
   int line = in.finding.loc.line;
   if (!ctx.function || !ctx.launch || !ctx.task) return fail(Stage::Rewrite, "no kernel AST or captured launch", line);
-  if (auto refusal = launch_util::refuse_wrapped(ctx, line)) return std::unexpected(*refusal);
   KernelView view(ctx);
   auto changes = TDX_TRY(this->changes(in, view));
+  if (std::any_of(changes.begin(), changes.end(), [&](const BlockChange& c) { return autotune_space::decides(ctx, c.name); }))
+    return autotuned_edits(ctx, view, changes, line);
   auto site = TDX_TRY(launch_util::find_launch(ctx, line));
   const KernelInfo* info = ctx.task->kernel(ctx.kernel_name());
 

@@ -1,6 +1,7 @@
 // set-num-warps, set-num-stages: set a launch option keyword on the kernel's launch call.
 #include <fmt/format.h>
 
+#include "tritondx/rewrite/recipes/autotune_space.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 
@@ -20,8 +21,9 @@ constexpr OptionSpec kNumWarps{
     "keyword when it relies on the default of 4), with N from the finding's proposal. Proposed by "
     "l0-num-warps-mismatch (warps sized to the tile), l2-replicated-loads (fewer warps than the layout "
     "replicates over) and l2-dot-not-wgmma / l3-mma-v3-precondition (a multiple of 4 for wgmma). Refuses "
-    "autotuned kernels (the config decides), indirect or repeated launch calls, and values that are not a "
-    "power of two between 1 and 32.",
+    "indirect or repeated launch calls, and values that are not a "
+    "power of two between 1 and 32. On an autotuned kernel it adds a config instead: the one the diagnosis "
+    "compiled, with num_warps=N (the autotuner keeps every config it had).",
     1, 32};
 
 constexpr OptionSpec kNumStages{
@@ -31,8 +33,9 @@ constexpr OptionSpec kNumStages{
     "l3-loop-not-pipelined when the launch's num_stages <= 1 keeps the pipeliner off (confirmed by a "
     "what-if compile) or an indirection level needs more stages, and by l1-hot-line-stall and l1-bound-class "
     "(one more stage) when measured warps wait on the pipelined copies. Every loop without its own "
-    "tl.range(num_stages=...) follows the launch value. Refuses autotuned kernels, indirect or repeated "
-    "launch calls, and proposals that name no stage count.",
+    "tl.range(num_stages=...) follows the launch value. On an autotuned kernel it adds a config instead: "
+    "the one the diagnosis compiled, with num_stages=S (the autotuner keeps every config it had). Refuses "
+    "indirect or repeated launch calls, and proposals that name no stage count.",
     1, 8};
 
 constexpr OptionSpec kReduceNumWarps{
@@ -41,7 +44,8 @@ constexpr OptionSpec kReduceNumWarps{
     "owns more contiguous elements of the tile (the coalescing layout spreads a tile over all threads; "
     "fewer threads give each a full 16-byte vector). Proposed by l3-vectorization-lost when a what-if "
     "compile with that num_warps restored the vector width. The same edit as set-num-warps; refuses a "
-    "value that is not lower than the launch's, autotuned kernels, and indirect or repeated launch calls.",
+    "value that is not lower than the launch's, and indirect or repeated launch calls; on an autotuned "
+    "kernel it adds the diagnosed config with the lower num_warps.",
     1, 32};
 
 class LaunchOptionRecipe final : public Recipe {
@@ -68,7 +72,13 @@ Expected<std::vector<TextEdit>> LaunchOptionRecipe::edits(const RecipeInput& in)
   if (spec_.id == "reduce-num-warps" && in.ctx.launch && value >= in.ctx.launch->num_warps())
     return fail(Stage::Rewrite,
                 fmt::format("num_warps={} is not fewer than the launch's {}", value, in.ctx.launch->num_warps()), line);
-  if (auto refusal = launch_util::refuse_wrapped(in.ctx, line)) return std::unexpected(*refusal);
+  if (autotune_space::decides(in.ctx, key)) {
+    auto tuned = TDX_TRY(autotune_space::of(in.ctx, line));
+    if (!tuned) return fail(Stage::Rewrite, fmt::format("@triton.heuristics computes {}", key), line);
+    return autotune_space::add_variant(
+        in.ctx, *tuned, [&](autotune_space::Config& c) { (key == "num_warps" ? c.num_warps : c.num_stages) = int(value); },
+        fmt::format("{}={}", key, value), line);
+  }
   auto site = TDX_TRY(launch_util::find_launch(in.ctx, line));
   if (const PyNode* current = keyword(*site.call, key))
     if (auto v = int_constant(*current); v && *v == value)

@@ -50,6 +50,20 @@ std::optional<Diagnostic> refuse_wrapped(const KernelContext& ctx, int line) {
                     "not the launch call"};
 }
 
+std::optional<int> unmasked_block_access(const l0::KernelView& view, const std::string& block) {
+  for (const PyNode* op : view.calls({"tl.load", "tl.store"})) {
+    const PyNode* ptr = l0::KernelView::pointer_arg(*op);
+    if (!ptr || l0::KernelView::mask_arg(*op)) continue;
+    if (view.flows_from(*ptr, [&](const PyNode& n) {
+          if (n.type != "Call" || normalize_triton_name(call_name(n)) != "tl.arange") return false;
+          const PyNode* size = argument(n, 1);
+          return size && size->type == "Name" && size->str_field("id") == block;
+        }))
+      return op->line;
+  }
+  return std::nullopt;
+}
+
 const PyNode* passed_argument(const KernelContext& ctx, const PyNode& call, const std::string& param) {
   if (const PyNode* kw = keyword(call, param)) return kw;
   const KernelInfo* info = ctx.task ? ctx.task->kernel(ctx.kernel_name()) : nullptr;

@@ -28,6 +28,10 @@ Expected<LaunchSite> find_launch(const KernelContext& ctx, int line_for_errors);
 // launch call, decide the launch options and constexprs).
 std::optional<Diagnostic> refuse_wrapped(const KernelContext& ctx, int line_for_errors);
 
+// The line of a tl.load/tl.store without a mask whose pointer is indexed by tl.arange(.., `block`):
+// a larger `block` would make it read or write past the data. None when every such access is masked.
+std::optional<int> unmasked_block_access(const l0::KernelView& view, const std::string& block);
+
 // The node passing kernel parameter `param` at the call: its keyword value, or the positional
 // argument at the parameter's index; nullptr when the call does not pass it.
 const PyNode* passed_argument(const KernelContext& ctx, const PyNode& call, const std::string& param);

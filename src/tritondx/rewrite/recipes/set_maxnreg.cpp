@@ -2,6 +2,7 @@
 // budget ptxas allocates against, with R from the finding's proposal.
 #include <fmt/format.h>
 
+#include "tritondx/rewrite/recipes/autotune_space.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 
@@ -20,8 +21,8 @@ class SetMaxnregRecipe final : public Recipe {
            "directive), with R from the finding's proposal; a proposal with maxnreg null removes the keyword, "
            "so ptxas may use up to 255 registers. Proposed by l1-occupancy-limiter (registers limit the blocks "
            "per SM: the budget that fits one more block) and l2-register-spills (a maxnreg cap makes ptxas "
-           "spill: lift it). Refuses autotuned kernels (their configs carry maxnreg), indirect or repeated "
-           "launch calls, values outside 24..255, and a removal when the launch passes no maxnreg.";
+           "spill: lift it). On an autotuned kernel it adds the diagnosed config with that "
+           "maxnreg (or none) to the configs instead. Refuses indirect or repeated launch calls, values outside 24..255, and a removal when the launch passes no maxnreg.";
   }
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };
@@ -32,7 +33,19 @@ Expected<std::vector<TextEdit>> SetMaxnregRecipe::edits(const RecipeInput& in) c
   if (!params.is_object() || !params.contains("maxnreg") ||
       !(params["maxnreg"].is_null() || params["maxnreg"].is_number_integer()))
     return fail(Stage::Rewrite, "the proposal names no maxnreg value (an integer, or null to remove it)", line);
-  if (auto refusal = launch_util::refuse_wrapped(in.ctx, line)) return std::unexpected(*refusal);
+  if (autotune_space::decides(in.ctx, "maxnreg")) {
+    auto tuned = TDX_TRY(autotune_space::of(in.ctx, line));
+    if (!tuned) return fail(Stage::Rewrite, "@triton.heuristics computes maxnreg", line);
+    std::optional<int> cap;
+    if (!params["maxnreg"].is_null()) cap = params["maxnreg"].get<int>();
+    if (cap && (*cap < kMinRegisters || *cap > kMaxRegisters))
+      return fail(Stage::Rewrite, fmt::format("maxnreg={} is outside the {}..{} ptxas accepts", *cap, kMinRegisters,
+                                              kMaxRegisters),
+                  line);
+    return autotune_space::add_variant(
+        in.ctx, *tuned, [&](autotune_space::Config& c) { c.maxnreg = cap; },
+        cap ? fmt::format("maxnreg={}", *cap) : std::string("no maxnreg"), line);
+  }
   auto site = TDX_TRY(launch_util::find_launch(in.ctx, line));
   const PyNode* current = keyword(*site.call, "maxnreg");
   if (params["maxnreg"].is_null()) {

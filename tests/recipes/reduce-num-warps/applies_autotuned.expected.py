@@ -1,11 +1,12 @@
-"""reduce-num-warps refuses: the softmax of applies.py under @triton.autotune; the config, not the
-launch call, decides num_warps, so the recipe declines."""
+"""reduce-num-warps applies to an autotuned kernel: the softmax of applies.py under @triton.autotune,
+whose config decides num_warps. The recipe puts the diagnosed config with fewer warps first in the
+configs (the re-diagnosis compiles it) and keeps the old one for the autotuner to compare."""
 import torch
 import triton
 import triton.language as tl
 
 
-@triton.autotune(configs=[triton.Config({}, num_warps=4)], key=["n_cols"])
+@triton.autotune(configs=[triton.Config({}, num_warps=2, num_stages=3), triton.Config({}, num_warps=4)], key=["n_cols"])
 @triton.jit
 def softmax_kernel(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
     row = tl.program_id(0)

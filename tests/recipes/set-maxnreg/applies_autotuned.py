@@ -1,6 +1,6 @@
-"""set-maxnreg refuses: the kernel of applies.py, but maxnreg=32 comes from its @triton.autotune config;
-l2-register-spills still proposes lifting the cap, and the recipe declines because the config, not
-the launch call, decides maxnreg."""
+"""set-maxnreg applies to an autotuned kernel: the kernel of applies.py, but maxnreg=32 comes from
+its @triton.autotune config. l2-register-spills proposes lifting the cap; the recipe adds the same
+config without maxnreg (first, so the re-diagnosis compiles it), so the autotuner can pick the one that does not spill."""
 import torch
 import triton
 import triton.language as tl

@@ -1,12 +1,13 @@
-"""set-num-warps refuses: the same 256-column softmax, but under @triton.autotune; the config, not
-the launch call, decides num_warps, so the recipe declines (l0-num-warps-mismatch still proposes
-the change, for the autotune config)."""
+"""set-num-warps applies to an autotuned kernel: the same 256-column softmax, but under
+@triton.autotune, whose config (not the launch call) decides num_warps. The recipe adds the
+diagnosed config with the proposed num_warps to the configs and keeps the one it had, so the
+autotuner picks the faster; the launch call is untouched."""
 import torch
 import triton
 import triton.language as tl
 
 
-@triton.autotune(configs=[triton.Config({}, num_warps=4)], key=["n_cols"])
+@triton.autotune(configs=[triton.Config({}, num_warps=2, num_stages=3), triton.Config({}, num_warps=4)], key=["n_cols"])
 @triton.jit
 def softmax_kernel(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
     row = tl.program_id(0)

@@ -1,6 +1,7 @@
-"""set-num-stages refuses: the GEMM of applies.py, but num_stages=1 comes from its @triton.autotune
-config; l3-loop-not-pipelined still proposes more stages, and the recipe declines because the
-config, not the launch call, decides num_stages."""
+"""set-num-stages applies to an autotuned kernel: the GEMM of applies.py, but num_stages=1 comes from
+its @triton.autotune config. l3-loop-not-pipelined proposes more stages; the recipe adds the same
+config with num_stages=3 first in the configs, so the re-diagnosis sees the pipelined loop, and the
+autotuner still has the one-stage config to compare."""
 import torch
 import triton
 import triton.language as tl
