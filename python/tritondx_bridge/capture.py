@@ -81,6 +81,16 @@ def _assume_divisible(fn, attrs, names, backend):
         attrs[path] = backend.parse_attr("D")
 
 
+def _autotuned_name(autotuner):
+    """The name of the @triton.jit function an Autotuner wraps (through any Heuristics)."""
+    fn = autotuner
+    for _ in range(8):
+        if isinstance(fn, JITFunction) or not hasattr(fn, "fn"):
+            break
+        fn = fn.fn
+    return getattr(getattr(fn, "fn", fn), "__name__", "")
+
+
 @contextlib.contextmanager
 def _patched_runtime(launches, backend, what_if, autotune_config, emulation):
     original_run = JITFunction.run
@@ -110,6 +120,8 @@ def _patched_runtime(launches, backend, what_if, autotune_config, emulation):
         # Without a GPU nothing can be benchmarked: compile the requested config (default: the first).
         saved = self.configs
         index = autotune_config or 0
+        if isinstance(autotune_config, dict):  # per kernel: {kernel name: index}
+            index = int(autotune_config.get(_autotuned_name(self), 0))
         if index >= len(saved):
             raise BridgeError("bad-request", f"autotune config {index} out of range ({len(saved)} configs)")
         self.configs = [saved[index]]

@@ -1,7 +1,7 @@
 """The `compile` verb: every stage of every kernel the task launches, without a GPU.
 
 Request: {"task": path, "out_dir": dir, "kernel": name?, "arch": 90?, "pass_dumps": bool?,
-          "remarks": bool?, "what_if": {...}?, "autotune_config": int?}
+          "remarks": bool?, "what_if": {...}?, "autotune_config": int | {kernel: int}?}
 Reply:   {"kernels": [{"kernel", "launch", "files": {stage: path}, "metadata", "resources",
                        "remarks": [...], "compile_seconds"}], "launches": [...]}
 """

@@ -7,7 +7,10 @@ verified against its launch() too (verify.py), and against it alone when the tas
 `reference`.
 Reply:   {"device", "correctness": {...}, "timing": {...}|null, "graph": {...}|null,
           "recheck": {...}|null, "min_bytes", "flops", "input_sets",
-          "integrity"?: {"passed", "violations": [{"id", "line", "message"}], "notes", ...}}
+          "integrity"?: {"passed", "violations": [{"id", "line", "message"}], "notes", ...},
+          "autotune": {kernel: {"index", "configs", "config"}}}
+"autotune": for each @triton.autotune'd kernel, the config its autotuner chose (its index in the
+configs, how many there are, and the config) for the last key it timed: the config the timing ran.
 "integrity" runs the runtime anti-cheating checks (integrity_runtime.py, docs/integrity.md); with
 "device": "cpu" and no GPU, only those, under the Triton interpreter.
 The GPU work holds gpu_lock SHARED and the timed loops EXCLUSIVE (a GPU shared by workers).
@@ -64,6 +67,7 @@ def _run_on_gpu(task, request, integrity, baseline):
     with gpu_lock.hold(gpu_lock.EXCLUSIVE):
         reply["timing"] = timing.time_launch(launch, sets, int(request.get("min_reps", 100)),
                                              float(request.get("min_ms", 100.0)))
+    reply["autotune"] = autotune_choices(task)
     # Correctness again on fresh inputs, after many calls (kernels that change behaviour).
     reply["recheck"] = verify.check_correctness(task, 1, seed + 1000, initial)
     # Last: a launch() that cannot be captured falls back to the event timing above, and a failed
@@ -71,3 +75,24 @@ def _run_on_gpu(task, request, integrity, baseline):
     with gpu_lock.hold(gpu_lock.EXCLUSIVE):
         reply["graph"] = timing.time_graph(launch, inputs)
     return reply
+
+
+def autotune_choices(task):
+    """{kernel: {"index", "configs", "config"}}: the config each autotuned kernel's autotuner chose."""
+    from .task import _config_json
+    out = {}
+    for name, info in task.kernels.items():
+        w = info.wrapper
+        while w is not None and w is not info.jit_fn:
+            best = getattr(w, "best_config", None) if hasattr(w, "configs") else None
+            if best is not None:
+                configs = list(w.configs)
+                index = next((i for i, c in enumerate(configs) if c is best), None)
+                if index is None:  # a pruned or rebuilt config: match it by value
+                    chosen = _config_json(best)
+                    index = next((i for i, c in enumerate(configs) if _config_json(c) == chosen), None)
+                if index is not None:
+                    out[name] = {"index": index, "configs": len(configs), "config": _config_json(best)}
+                break
+            w = getattr(w, "fn", None)
+    return out

@@ -55,3 +55,38 @@ def test_compare_times_versions_in_rounds_and_a_kernel_ties_with_itself():
 def test_device_names_the_card():
     reply = call("device", {})
     assert reply["ok"] and reply["device"] == torch.cuda.get_device_name(), reply
+
+
+AUTOTUNED_TASK = '''
+import torch, triton, triton.language as tl
+
+# The first config is slow on purpose (32-element blocks, one warp): the autotuner picks another.
+@triton.autotune(configs=[triton.Config({"BLOCK": 32}, num_warps=1), triton.Config({"BLOCK": 1024}, num_warps=4)],
+                 key=["n"])
+@triton.jit
+def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+def launch(x):
+    out = torch.empty_like(x)
+    k[lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)](x, out, x.numel())
+    return out
+
+def reference(x):
+    return 2 * x
+
+def make_inputs(device):
+    return (torch.randn(1 << 24, device=device),)
+'''
+
+
+def test_run_reports_the_config_the_autotuner_chose(tmp_path):
+    task = tmp_path / "autotuned.py"
+    task.write_text(AUTOTUNED_TASK)
+    reply = call("run", {"task": str(task), "min_ms": 20})
+    assert reply["ok"], reply
+    choice = reply["autotune"]["k"]
+    assert choice["configs"] == 2
+    assert choice["index"] == 1, choice  # 32-element blocks on one warp are never the fastest
+    assert choice["config"]["kwargs"] == {"BLOCK": 1024}

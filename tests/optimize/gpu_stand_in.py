@@ -18,6 +18,8 @@ regex matches the source (re.search), on top of the above; a test ranks its own 
 STAND_IN_REQUEST_LOG names a file each GPU verb's request is appended to (a JSON line
 {"verb", "request"}), and `correctness.references` says what a real run would have checked
 against (the task's `reference`, and the initial kernel when the request names one).
+STAND_IN_AUTOTUNE, a JSON object {kernel: index}, is the config each autotuned kernel's autotuner
+"chose" (the run reply's "autotune").
 STAND_IN_MIN_BYTES sets the bytes the roofline floor is computed from (default 100 MB: a 1 ms
 kernel is then far from its floor). With STAND_IN_GPU_WAIT_S set, every reply says it waited that long for the shared GPU (the
 bridge's gpu_lock_wait_s). Each reply's "device" (and the `device` verb's) says it is this stand-in,
@@ -58,6 +60,9 @@ def run_reply(request):
              "timing": timing, "graph": None, "recheck": {"passed": True},
              "min_bytes": int(os.environ.get("STAND_IN_MIN_BYTES", 100_000_000)),
              "flops": 1_000_000_000, "input_sets": 1}
+    if os.environ.get("STAND_IN_AUTOTUNE"):
+        reply["autotune"] = {k: {"index": i, "configs": i + 1, "config": {}}
+                             for k, i in json.loads(os.environ["STAND_IN_AUTOTUNE"]).items()}
     if os.environ.get("STAND_IN_GPU_WAIT_S"):  # as if each call had waited for other workers' timed sections
         reply["gpu_lock_wait_s"] = float(os.environ["STAND_IN_GPU_WAIT_S"])
     if request.get("integrity") is not None:

@@ -24,7 +24,7 @@ SearchNode node(long long id, long long parent, const std::string& recipe, const
 }
 
 RewriteAttempt attempt(const std::string& recipe, const std::string& target) {
-  return RewriteAttempt{"recipe", recipe, {target}, fail(Stage::Rewrite, "not built in this test")};
+  return RewriteAttempt{"recipe", recipe, {target}, fail(Stage::Rewrite, "not built in this test"), {}};
 }
 
 // attention_fwd_causal on the H200 (2026-12-03): from the original (0.7086 ms) causal-loop-bound

@@ -528,5 +528,38 @@ TEST(OptimizeE2E, ConfirmedRewritesAreTriedNearTheRoofline) {
   EXPECT_EQ(report["ladder_reach"], "L3");
 }
 
+
+// An autotuned kernel measured on a (stand-in) GPU whose autotuner chose its second config: the
+// original is diagnosed with that config, not the first one the capture compiles without a GPU
+// (whose 32-element block l0-tiny-block reports).
+TEST(OptimizeE2E, AnAutotunedKernelIsDiagnosedWithTheConfigItsAutotunerChose) {
+  const std::string task = std::string(TRITONDX_SOURCE_DIR) + "/tests/fixtures/tasks/relu_autotuned.py";
+  auto tiny_block_reported = [](const nlohmann::json& report) {  // among the original's findings with a recipe
+    for (const auto& f : report["actionability"]["findings"])
+      if (f["candidate"] == report["original"] && f["rule"] == "l0-tiny-block") return true;
+    return false;
+  };
+  fs::path first = fresh_dir("autotune-first"), chosen = fresh_dir("autotune-chosen");
+  std::vector<std::string> args{TRITONDX_BINARY, "optimize", task, "--gpu", "on", "--no-profile", "--no-tune",
+                                "--max-candidates", "1", "--format", "json"};
+  auto with_out = [&](const fs::path& out) {
+    auto a = args;
+    a.insert(a.end(), {"--out", out.string()});
+    return a;
+  };
+  auto r = run(with_out(first), cli_test::stand_in_gpu({{"STAND_IN_AUTOTUNE", R"({"relu_kernel": 0})"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(tiny_block_reported(nlohmann::json::parse(read(first / "report.json"))));
+  r = run(with_out(chosen), cli_test::stand_in_gpu({{"STAND_IN_AUTOTUNE", R"({"relu_kernel": 1})"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(read(chosen / "report.json"));
+  EXPECT_FALSE(tiny_block_reported(report)) << report.dump(2).substr(0, 4000);
+  bool noted = false;
+  for (const auto& n : report["notes"])
+    noted |= n.get<std::string>().find("diagnosed the config relu_kernel's autotuner chose on the GPU (index 1)") !=
+             std::string::npos;
+  EXPECT_TRUE(noted) << report["notes"].dump(2);
+}
+
 }  // namespace
 }  // namespace tdx

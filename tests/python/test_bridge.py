@@ -163,3 +163,56 @@ def test_each_kernel_gets_its_own_pass_dumps_in_one_process(tmp_path):
         assert f"@{k['kernel']}" in text, k["kernel"]
         others = [n for n in names if n != k["kernel"] and f"@{n}(" in text]
         assert not others, (k["kernel"], others)
+
+
+def write_autotuned_task(tmp_path):
+    path = tmp_path / "autotuned.py"
+    path.write_text('''
+import torch, triton, triton.language as tl
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 512}, num_warps=8)],
+                 key=["n"])
+@triton.jit
+def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+@triton.heuristics({"EVEN": lambda args: args["n"] % 64 == 0})
+@triton.jit
+def h(x_ptr, n, EVEN: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, 64), tl.load(x_ptr + tl.arange(0, 64)))
+
+def launch(x):
+    out = torch.empty_like(x)
+    k[lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)](x, out, x.numel())
+    h[(1,)](out, x.numel())
+    return out
+
+def reference(x):
+    return 2 * x
+
+def make_inputs(device):
+    return (torch.randn(4096, device=device),)
+''')
+    return str(path)
+
+
+def test_autotune_config_picks_a_config_per_kernel(tmp_path):
+    # Without a GPU the capture compiles one config per autotuner: the first, or the one named for
+    # the kernel (the autotuner's choice a GPU run reported).
+    task = write_autotuned_task(tmp_path)
+    first = call("capture", {"task": task})
+    chosen = call("capture", {"task": task, "autotune_config": {"k": 1}})
+    launch = {l["kernel"]: l for l in first["launches"]}["k"]
+    assert launch["constexprs"]["BLOCK"] == 128 and launch["options"]["num_warps"] == 4
+    launch = {l["kernel"]: l for l in chosen["launches"]}["k"]
+    assert launch["constexprs"]["BLOCK"] == 512 and launch["options"]["num_warps"] == 8
+
+
+def test_kernel_wrappers_list_configs_and_heuristic_values(tmp_path):
+    reply = call("capture", {"task": write_autotuned_task(tmp_path)})
+    kernels = {k["name"]: k for k in reply["task"]["kernels"]}
+    tuner = kernels["k"]["wrappers"][0]
+    assert [c["kwargs"] for c in tuner["configs"]] == [{"BLOCK": 128}, {"BLOCK": 512}]
+    assert tuner["key"] == ["n"]
+    assert kernels["h"]["wrappers"][0]["values"] == ["EVEN"]

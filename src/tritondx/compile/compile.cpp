@@ -35,7 +35,7 @@ std::expected<CompileResult, BridgeFailure> compile_task(const Bridge& bridge, c
                          {"pass_dumps", r.pass_dumps}, {"remarks", r.remarks}};
   if (!r.kernel.empty()) request["kernel"] = r.kernel;
   if (!r.what_if.is_null()) request["what_if"] = r.what_if;
-  if (r.autotune_config) request["autotune_config"] = *r.autotune_config;
+  if (!r.autotune_config.is_null()) request["autotune_config"] = r.autotune_config;
   if (r.include_task) request["include_task"] = true;
   auto reply = bridge.call("compile", request);
   if (!reply) return std::unexpected(reply.error());

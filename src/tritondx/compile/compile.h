@@ -19,7 +19,7 @@ struct CompileRequest {
   bool pass_dumps = false;  // MLIR_ENABLE_DUMP
   bool remarks = true;      // MLIR_ENABLE_DIAGNOSTICS=warnings,remarks
   nlohmann::json what_if;   // one-change experiment (see python/tritondx_bridge/capture.py)
-  std::optional<int> autotune_config;
+  nlohmann::json autotune_config;  // the config each autotuner compiles: null (the first), an index, or {kernel: index}
   bool include_task = false;  // also return the task's description (saves a bridge call)
 };
 

@@ -38,7 +38,9 @@ std::expected<std::unique_ptr<DiagnosisSession>, BridgeFailure> DiagnosisSession
         Diagnostic{Stage::Task, options.artifacts_dir, 0, 0, "cannot create the artifacts folder: " + ec.message()}));
 
   auto start = std::chrono::steady_clock::now();
-  auto reply = bridge.call("capture", {{"task", path}});
+  nlohmann::json capture_request{{"task", path}};
+  if (!options.autotune_config.is_null()) capture_request["autotune_config"] = options.autotune_config;
+  auto reply = bridge.call("capture", capture_request);
   double seconds = seconds_since(start);
   if (!reply) return std::unexpected(reply.error());
   auto session = from_capture(*reply, options, &bridge);
@@ -93,6 +95,7 @@ const std::optional<BridgeFailure>& DiagnosisSession::compile(bool pass_dumps) {
   request.out_dir = artifacts_dir_;
   request.kernel = options_.kernel;
   request.pass_dumps = pass_dumps;
+  request.autotune_config = options_.autotune_config;
   auto start = std::chrono::steady_clock::now();
   auto result = compile_task(*bridge_, request);
   bridge_seconds_ += seconds_since(start);
@@ -127,6 +130,7 @@ WhatIfResult DiagnosisSession::run_what_if(const std::string& kernel, const nloh
   request.out_dir = (fs::path(artifacts_dir_) / fmt::format("what-if-{}", what_ifs_.size())).string();
   request.kernel = kernel;
   request.what_if = change;
+  request.autotune_config = options_.autotune_config;
   std::error_code ec;
   fs::create_directories(request.out_dir, ec);
   auto start = std::chrono::steady_clock::now();

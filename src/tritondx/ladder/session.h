@@ -23,6 +23,9 @@ struct SessionOptions {
   std::string kernel;         // only this kernel; empty = all launched kernels
   std::string target = "nvidia-h200";
   bool what_if = true;        // allow L3 what-if compiles
+  // The config each autotuned kernel is captured and compiled with: null for the first, or
+  // {kernel: index} (the autotuner's choice on a GPU, Measurement::autotune_choice).
+  nlohmann::json autotune_config;
 };
 
 struct KernelState {

@@ -24,6 +24,10 @@ std::optional<Timing> timing_from_json(const nlohmann::json& j) {
 Measurement measurement_from_json(const nlohmann::json& r) {
   Measurement m;
   m.device = r.value("device", "");
+  if (r.contains("autotune") && r["autotune"].is_object())
+    for (const auto& [kernel, choice] : r["autotune"].items())
+      if (choice.is_object() && choice.contains("index") && choice["index"].is_number_integer())
+        m.autotune_choice[kernel] = choice["index"].get<int>();
   const auto correctness = r.value("correctness", nlohmann::json::object());
   m.correct = correctness.value("passed", false);
   for (const auto& d : correctness.value("draws", nlohmann::json::array())) {
@@ -99,6 +103,7 @@ void to_json(nlohmann::json& j, const Measurement& m) {
   j = {{"device", m.device},       {"correct", m.correct},           {"failures", failures},
        {"draws", m.draws},         {"recheck_passed", m.recheck_passed}, {"min_bytes", m.min_bytes},
        {"min_bytes_source", m.min_bytes_source}, {"flops", m.flops}, {"input_sets", m.input_sets}};
+  if (!m.autotune_choice.empty()) j["autotune_choice"] = m.autotune_choice;
   j["timing"] = m.timing ? nlohmann::json(*m.timing) : nlohmann::json();
   j["graph"] = m.graph ? nlohmann::json(*m.graph) : nlohmann::json();
   if (!m.graph_error.empty()) j["graph_error"] = m.graph_error;

@@ -1,6 +1,7 @@
 // L1 measurements from the GPU: correctness, timing, and the roofline they imply.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,8 @@ struct Measurement {
   std::string min_bytes_source;
   long long flops = 0;
   int input_sets = 1;
+  // Per @triton.autotune'd kernel, the index of the config its autotuner chose (the one timed).
+  std::map<std::string, int> autotune_choice;
 };
 
 Measurement measurement_from_json(const nlohmann::json& reply);

@@ -1,5 +1,7 @@
 #include "tritondx/optimize/evaluate.h"
 
+#include <algorithm>
+
 #include <chrono>
 
 #include <fmt/format.h>
@@ -85,6 +87,7 @@ Evaluation evaluate_task(const Bridge& bridge, const RuleRegistry& rules, const 
   so.artifacts_dir = artifacts_dir;
   so.target = options.target;
   so.what_if = options.what_if;
+  so.autotune_config = options.autotune_config;
   auto session = DiagnosisSession::open(bridge, so);
   if (!session) {
     e.reject_stage = "compile";
@@ -128,6 +131,26 @@ Evaluation evaluate_task(const Bridge& bridge, const RuleRegistry& rules, const 
       return finish();
     } else {
       e.measurement = *m;
+      // The autotuner timed another config than the first, which the capture compiled: diagnose
+      // the one it chose, so that L2/L3 and the recipes' new configs start from what runs.
+      const bool first = std::all_of(m->autotune_choice.begin(), m->autotune_choice.end(),
+                                     [](const auto& c) { return c.second == 0; });
+      if (!m->autotune_choice.empty() && nlohmann::json(m->autotune_choice) != so.autotune_config &&
+          !(first && so.autotune_config.is_null())) {
+        so.autotune_config = m->autotune_choice;
+        auto chosen = DiagnosisSession::open(bridge, so);
+        const bool compiled =
+            chosen && !(*chosen)->compile(options.ladder.all_levels || options.ladder.max_level >= 3).has_value();
+        if (compiled) {
+          e.session = std::move(*chosen);
+          for (const auto& [kernel, index] : m->autotune_choice)
+            e.notes.push_back(fmt::format("diagnosed the config {}'s autotuner chose on the GPU (index {})", kernel, index));
+        } else {
+          e.notes.push_back(fmt::format("the autotuner's choice ({}) did not capture and compile again; the first config "
+                                        "is diagnosed",
+                                        nlohmann::json(m->autotune_choice).dump()));
+        }
+      }
       e.session->attach_measurement(std::move(*m));
       if (e.session->roofline()) e.roofline = *e.session->roofline();
     }

@@ -36,6 +36,9 @@ struct EvaluateOptions {
   // The frozen copy of the task as the run found it (the original node's file): a candidate is
   // verified against its launch() too, and against it alone when the task has no `reference`.
   std::string initial_task;
+  // The config each autotuned kernel is diagnosed with: null for the first; {kernel: index} for the
+  // autotuner's choice a measurement reported (a measured evaluation uses its own).
+  nlohmann::json autotune_config;
 };
 
 // What a candidate's evaluation found. `verdict` is "verified" (every check that could run

@@ -193,16 +193,22 @@ Expected<DiagnosisSession*> Search::session_for(size_t index) {
                           "of the time budget would not also pay for a candidate after it",
                           n.id, o_.max_seconds - elapsed()));
   }
+  EvaluateOptions options = eval_options(profile, false, profile, index == 0);
+  // Unmeasured now, it is diagnosed with the config its autotuner chose when it was measured.
+  if (n.evaluation.contains("measurement") && n.evaluation["measurement"].contains("autotune_choice"))
+    options.autotune_config = n.evaluation["measurement"]["autotune_choice"];
   Evaluation e = evaluate_task(*expansion_bridge_, rules_, n.path, (artifacts_dir_ / fmt::format("c{}", n.id)).string(),
-                               eval_options(profile, false, profile, index == 0), nullptr, nullptr);
+                               options, nullptr, nullptr);
   if (profile && (!e.session || !e.verified())) {
     // Measuring it again failed (the GPU, not the candidate, most likely: it passed before):
     // expand it from its stored diagnosis rather than stopping the search.
     note_once(fmt::format("candidate {}: measuring it again for its profile failed ({}); expanded without it", n.id,
                           e.reject_reason));
     expansion_bridge_ = std::make_unique<Bridge>(bridge_.config());
-    e = evaluate_task(*expansion_bridge_, rules_, n.path, (artifacts_dir_ / fmt::format("c{}", n.id)).string(),
-                      eval_options(false, false, false, index == 0), nullptr, nullptr);
+    EvaluateOptions stored = eval_options(false, false, false, index == 0);
+    stored.autotune_config = options.autotune_config;
+    e = evaluate_task(*expansion_bridge_, rules_, n.path, (artifacts_dir_ / fmt::format("c{}", n.id)).string(), stored,
+                      nullptr, nullptr);
   }
   for (const auto& note : e.notes) note_once(fmt::format("candidate {}: {}", n.id, note));
   if (!e.session || !e.verified())

@@ -96,7 +96,7 @@ std::vector<RewriteAttempt> LlmRewriter::propose(const RewriteRequest& request) 
           candidate = fail(Stage::Llm, fmt::format("attempt {} returned the same kernel as an earlier attempt", i + 1));
       }
     }
-    out.push_back({"llm", "llm", targets, std::move(candidate)});
+    out.push_back({"llm", "llm", targets, std::move(candidate), {}});
   }
   return out;
 }

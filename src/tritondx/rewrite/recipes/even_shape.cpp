@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "tritondx/core/check.h"
 #include "tritondx/source/block_index.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/mask_guard.h"
@@ -26,7 +27,10 @@ class EvenShapeRecipe final : public Recipe {
            "`start + tl.arange(0, BLOCK)`), and the statement with the masked tl.load/tl.store becomes "
            "`if EVEN: <unmasked> else: <masked>`. Triton resolves the branch at compile time, so an even "
            "launch compiles without per-element predicates and any other shape keeps the masked code. "
-           "Applies when the captured launch is even and every bound of the mask is then always true. "
+           "Applies when the captured launch is even and every bound of the mask is then always true. On a "
+           "kernel under @triton.autotune or @triton.heuristics the flag is computed by a "
+           "@triton.heuristics({\"EVEN_N\": lambda args: args[\"n\"] % args[\"BLOCK\"] == 0}) put right above "
+           "@triton.jit, where each config's block is known. "
            "Proposed by l0-unneeded-mask, l2-excessive-predication and l2-narrow-global-access.";
   }
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
@@ -78,11 +82,16 @@ Expected<EvenStatement> analyze(const KernelView& view, int line) {
   return es;
 }
 
+Expected<void> launch_flag(const KernelContext& ctx, const std::string& flag, const Conditions& conditions, int line,
+                           std::vector<TextEdit>& edits);
+Expected<TextEdit> heuristic_flag(const KernelContext& ctx, const std::string& flag, const Conditions& conditions,
+                                  int line);
+
 Expected<std::vector<TextEdit>> EvenShapeRecipe::edits(const RecipeInput& in) const {
   const KernelContext& ctx = in.ctx;
   int line = in.proposal.params.value("line", in.finding.loc.line);
   if (!ctx.function || !ctx.launch || !ctx.task) return fail(Stage::Rewrite, "no kernel AST or captured launch", line);
-  if (auto refusal = launch_util::refuse_wrapped(ctx, line)) return std::unexpected(*refusal);
+  const bool wrapped = launch_util::refuse_wrapped(ctx, line).has_value();
   KernelView view(ctx);
   EvenStatement target = TDX_TRY(analyze(view, line));
 
@@ -112,15 +121,35 @@ Expected<std::vector<TextEdit>> EvenShapeRecipe::edits(const RecipeInput& in) co
   }
   if (view.is_param(flag))
     return fail(Stage::Rewrite, fmt::format("the kernel already has a {} parameter", flag), line);
-  auto site = TDX_TRY(launch_util::find_launch(ctx, line));
   std::vector<TextEdit> edits;
+  edits.push_back(TDX_TRY(launch_util::append_constexpr_param(ctx, flag, line)));
+  if (wrapped) {
+    // An autotuner or heuristics may set the block per config: the flag is computed where the
+    // config's values are known, by a @triton.heuristics right above @triton.jit.
+    edits.push_back(TDX_TRY(heuristic_flag(ctx, flag, target.conditions, line)));
+  } else {
+    TDX_CHECK(launch_flag(ctx, flag, target.conditions, line, edits));
+  }
+
+  // The guarded statements, grouped by siblings, in source order.
+  std::vector<mask_guard::MaskedStatement> statements;
+  for (const auto& g : guarded) statements.push_back(g.masked);
+  for (const auto& group : mask_guard::sibling_groups(std::move(statements)))
+    edits.push_back(TDX_TRY(mask_guard::guard(ctx, group, flag)));
+  return edits;
+}
+
+// The kernel gets the flag as a constexpr parameter, and the launch call passes it computed from
+// the shapes.
+Expected<void> launch_flag(const KernelContext& ctx, const std::string& flag, const Conditions& conditions, int line,
+                           std::vector<TextEdit>& edits) {
+  auto site = TDX_TRY(launch_util::find_launch(ctx, line));
   std::string condition;
-  for (const auto& [limit, block] : target.conditions) {
+  for (const auto& [limit, block] : conditions) {
     std::string l = TDX_TRY(launch_text(ctx, *site.call, limit, line));
     std::string b = TDX_TRY(launch_text(ctx, *site.call, block, line));
     condition += fmt::format("{}{} % {} == 0", condition.empty() ? "" : " and ", l, b);
   }
-  edits.push_back(TDX_TRY(launch_util::append_constexpr_param(ctx, flag, line)));
   // The launch passes the flag; a long condition gets its own line before the call.
   const PyNode* call_stmt = PyModule::enclosing_statement(*site.call);
   size_t call_line_length = ctx.task->line(site.call->end_line).size() + flag.size() + condition.size() + 3;
@@ -133,13 +162,27 @@ Expected<std::vector<TextEdit>> EvenShapeRecipe::edits(const RecipeInput& in) co
   } else {
     edits.push_back(launch_util::set_keyword(*site.call, flag, condition));
   }
+  return {};
+}
 
-  // The guarded statements, grouped by siblings, in source order.
-  std::vector<mask_guard::MaskedStatement> statements;
-  for (const auto& g : guarded) statements.push_back(g.masked);
-  for (const auto& group : mask_guard::sibling_groups(std::move(statements)))
-    edits.push_back(TDX_TRY(mask_guard::guard(ctx, group, flag)));
-  return edits;
+// The kernel gets the flag as a constexpr parameter and a @triton.heuristics, inserted right
+// above its @triton.jit (under any @triton.autotune, so it sees each config's block), computes it.
+Expected<TextEdit> heuristic_flag(const KernelContext& ctx, const std::string& flag, const Conditions& conditions,
+                                  int line) {
+  const PyNode* jit = nullptr;
+  for (const PyNode* d : ctx.function->children_in("decorator_list")) {
+    std::string name = d->type == "Call" ? call_name(*d) : dotted_name(*d);
+    if (name == "jit" || name.ends_with(".jit")) jit = d;
+  }
+  if (!jit) return fail(Stage::Rewrite, "no @triton.jit decorator to put the heuristic above", line);
+  std::string jit_name = jit->type == "Call" ? call_name(*jit) : dotted_name(*jit);
+  std::string heuristics = jit_name.substr(0, jit_name.size() - 3) + "heuristics";
+  std::string condition;
+  for (const auto& [limit, block] : conditions)
+    condition += fmt::format("{}args[\"{}\"] % args[\"{}\"] == 0", condition.empty() ? "" : " and ", limit, block);
+  return TextEdit::insert_lines(jit->line, fmt::format("{}@{}({{\"{}\": lambda args: {}}})\n",
+                                                       indentation_of(ctx.task->source, jit->line), heuristics, flag,
+                                                       condition));
 }
 
 }  // namespace
