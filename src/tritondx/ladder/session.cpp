@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <set>
 
 #include "tritondx/analysis/axis_info.h"
 #include "tritondx/analysis/static_cost.h"
 #include "tritondx/compile/capture_notes.h"
 #include "tritondx/measure/profile.h"
+#include "tritondx/pyast/constexpr_branches.h"
 #include "tritondx/core/file.h"
 
 namespace tdx {
@@ -263,7 +265,13 @@ std::vector<Finding> DiagnosisSession::run_rule(const Rule& rule, const KernelCo
     failures.push_back({std::string(rule.id()), ctx.kernel_name(), e.what()});
     return {};
   }
-  return std::move(sink.findings());
+  std::vector<Finding> findings = std::move(sink.findings());
+  // A finding on a branch the launch's constexprs fold away is about code that is never compiled.
+  if (ctx.function && ctx.launch) {
+    const std::set<int> dead = constexpr_dead_lines(*ctx.function, ctx.launch->constexprs);
+    std::erase_if(findings, [&](const Finding& f) { return dead.contains(f.loc.line); });
+  }
+  return findings;
 }
 
 }  // namespace tdx
