@@ -71,7 +71,8 @@ std::string_view BlockSizeRecipe::description() const {
              "already follows. Proposed by l0-tiny-block, and by l1-bound-class, l1-hot-line-stall, "
              "l1-occupancy-limiter and l1-shared-bank-conflicts for a kernel with a single block constexpr. "
              "When the kernel's autotuner sets the block, the diagnosed config with the new block is added to its "
-             "configs instead (the grid reads the block from the config). "
+             "configs instead (the grid reads the block from the config); when a @triton.heuristics computes it, a "
+             "heuristic right above @triton.jit scales the computed block by the same factor. "
              "Refuses when the block is not a constexpr "
              "parameter passed as a literal or a variable, when a grid dimension cannot be traced to the "
              "block, when the old value is used elsewhere in the launch, or when unmasked accesses would "
@@ -295,16 +296,42 @@ bool in_full_block_guard(const PyNode& access, const std::string& block) {
   return false;
 }
 
+// A @triton.heuristics computes the block: a new heuristic right above @triton.jit scales the one
+// it computed by to/from (`args["BLOCK"] * 4`), keeping its policy for every other shape.
+Expected<std::vector<TextEdit>> heuristic_edits(const KernelContext& ctx, const KernelView& view,
+                                                const std::vector<BlockChange>& changes, int line) {
+  std::string values;
+  for (const auto& c : changes) {
+    if (!is_pow2(c.to) || c.to > 65536 || !is_pow2(c.from))
+      return fail(Stage::Rewrite, fmt::format("{} -> {} is not a power-of-two rescaling", c.from, c.to), line);
+    if (ctx.launch && ctx.launch->int_arg(c.name) != c.from)
+      return fail(Stage::Rewrite, fmt::format("the heuristic's {} is not {} for the captured launch", c.name, c.from), line);
+    if (auto unmasked = launch_util::unmasked_block_access(view, c.name); unmasked && c.to > c.from)
+      return fail(Stage::Rewrite,
+                  fmt::format("the access at line {} is indexed by {} without a mask: a larger block would read past "
+                              "the data",
+                              *unmasked, c.name),
+                  *unmasked);
+    std::string scaled = c.to > c.from ? fmt::format("args[\"{}\"] * {}", c.name, c.to / c.from)
+                                       : fmt::format("max(args[\"{}\"] // {}, 1)", c.name, c.from / c.to);
+    values += fmt::format("{}\"{}\": lambda args: {}", values.empty() ? "" : ", ", c.name, scaled);
+  }
+  return std::vector<TextEdit>{TDX_TRY(launch_util::insert_inner_heuristic(ctx, values, line))};
+}
+
 // The block is decided by the kernel's autotuner: add the diagnosed config with the new block
 // (the grid already reads it from the config's meta). Blocks computed by heuristics are refused.
 Expected<std::vector<TextEdit>> autotuned_edits(const KernelContext& ctx, const KernelView& view,
                                                 const std::vector<BlockChange>& changes, int line) {
   auto tuned = TDX_TRY(autotune_space::of(ctx, line));
   const auto computed = autotune_space::heuristic_values(ctx);
+  if (std::all_of(changes.begin(), changes.end(), [&](const BlockChange& c) { return computed.contains(c.name); }))
+    return heuristic_edits(ctx, view, changes, line);
   std::string what;
   for (const auto& c : changes) {
     if (computed.contains(c.name))
-      return fail(Stage::Rewrite, fmt::format("@triton.heuristics computes {}: the recipe does not rewrite its function", c.name), line);
+      return fail(Stage::Rewrite,
+                  fmt::format("@triton.heuristics computes {}, the autotuner the tile's other constexprs", c.name), line);
     if (!tuned || !tuned->configs[tuned->diagnosed].kwargs.contains(c.name))
       return fail(Stage::Rewrite,
                   fmt::format("the autotuner's configs set some of the tile's constexprs but not {}", c.name), line);

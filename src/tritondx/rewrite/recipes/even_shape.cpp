@@ -169,20 +169,10 @@ Expected<void> launch_flag(const KernelContext& ctx, const std::string& flag, co
 // above its @triton.jit (under any @triton.autotune, so it sees each config's block), computes it.
 Expected<TextEdit> heuristic_flag(const KernelContext& ctx, const std::string& flag, const Conditions& conditions,
                                   int line) {
-  const PyNode* jit = nullptr;
-  for (const PyNode* d : ctx.function->children_in("decorator_list")) {
-    std::string name = d->type == "Call" ? call_name(*d) : dotted_name(*d);
-    if (name == "jit" || name.ends_with(".jit")) jit = d;
-  }
-  if (!jit) return fail(Stage::Rewrite, "no @triton.jit decorator to put the heuristic above", line);
-  std::string jit_name = jit->type == "Call" ? call_name(*jit) : dotted_name(*jit);
-  std::string heuristics = jit_name.substr(0, jit_name.size() - 3) + "heuristics";
   std::string condition;
   for (const auto& [limit, block] : conditions)
     condition += fmt::format("{}args[\"{}\"] % args[\"{}\"] == 0", condition.empty() ? "" : " and ", limit, block);
-  return TextEdit::insert_lines(jit->line, fmt::format("{}@{}({{\"{}\": lambda args: {}}})\n",
-                                                       indentation_of(ctx.task->source, jit->line), heuristics, flag,
-                                                       condition));
+  return launch_util::insert_inner_heuristic(ctx, fmt::format("\"{}\": lambda args: {}", flag, condition), line);
 }
 
 }  // namespace

@@ -64,6 +64,20 @@ std::optional<int> unmasked_block_access(const l0::KernelView& view, const std::
   return std::nullopt;
 }
 
+Expected<TextEdit> insert_inner_heuristic(const KernelContext& ctx, const std::string& values, int line) {
+  if (!ctx.function || !ctx.task) return fail(Stage::Rewrite, "no kernel AST", line);
+  const PyNode* jit = nullptr;
+  for (const PyNode* d : ctx.function->children_in("decorator_list")) {
+    std::string name = d->type == "Call" ? call_name(*d) : dotted_name(*d);
+    if (name == "jit" || name.ends_with(".jit")) jit = d;
+  }
+  if (!jit) return fail(Stage::Rewrite, "no @triton.jit decorator to put a heuristic above", line);
+  std::string jit_name = jit->type == "Call" ? call_name(*jit) : dotted_name(*jit);
+  std::string heuristics = jit_name.substr(0, jit_name.size() - 3) + "heuristics";
+  return TextEdit::insert_lines(
+      jit->line, fmt::format("{}@{}({{{}}})\n", indentation_of(ctx.task->source, jit->line), heuristics, values));
+}
+
 const PyNode* passed_argument(const KernelContext& ctx, const PyNode& call, const std::string& param) {
   if (const PyNode* kw = keyword(call, param)) return kw;
   const KernelInfo* info = ctx.task ? ctx.task->kernel(ctx.kernel_name()) : nullptr;

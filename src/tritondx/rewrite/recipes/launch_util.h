@@ -70,6 +70,11 @@ Expected<TextEdit> append_params(const KernelContext& ctx, const std::string& de
 // The grid expression: for a name, the value of its single assignment in the launch function.
 const PyNode* grid_expression(const LaunchSite& site);
 
+// Inserts `@triton.heuristics({<values>})` right above the kernel's @triton.jit (spelled as the
+// module spells jit): innermost, so it runs after every other wrapper and sees (and may replace)
+// the values an autotuner config or an outer heuristic set. `values`: `"NAME": lambda args: ...`.
+Expected<TextEdit> insert_inner_heuristic(const KernelContext& ctx, const std::string& values, int line_for_errors);
+
 // The last line of a kernel's header (the `def ...:` line, which may span several lines).
 int def_header_end(const PyNode& function);
 
