@@ -10,10 +10,10 @@
 
 #include "tritondx/core/check.h"
 #include "tritondx/source/block_index.h"
-#include "tritondx/rewrite/recipes/autotune_space.h"
 #include "tritondx/rewrite/recipes/grid_rewriter.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
+#include "tritondx/rewrite/recipes/wrapped_block.h"
 #include "tritondx/core/text.h"
 
 namespace tdx {
@@ -296,72 +296,13 @@ bool in_full_block_guard(const PyNode& access, const std::string& block) {
   return false;
 }
 
-// A @triton.heuristics computes the block: a new heuristic right above @triton.jit scales the one
-// it computed by to/from (`args["BLOCK"] * 4`), keeping its policy for every other shape.
-Expected<std::vector<TextEdit>> heuristic_edits(const KernelContext& ctx, const KernelView& view,
-                                                const std::vector<BlockChange>& changes, int line) {
-  std::string values;
-  for (const auto& c : changes) {
-    if (!is_pow2(c.to) || c.to > 65536 || !is_pow2(c.from))
-      return fail(Stage::Rewrite, fmt::format("{} -> {} is not a power-of-two rescaling", c.from, c.to), line);
-    if (ctx.launch && ctx.launch->int_arg(c.name) != c.from)
-      return fail(Stage::Rewrite, fmt::format("the heuristic's {} is not {} for the captured launch", c.name, c.from), line);
-    if (auto unmasked = launch_util::unmasked_block_access(view, c.name); unmasked && c.to > c.from)
-      return fail(Stage::Rewrite,
-                  fmt::format("the access at line {} is indexed by {} without a mask: a larger block would read past "
-                              "the data",
-                              *unmasked, c.name),
-                  *unmasked);
-    std::string scaled = c.to > c.from ? fmt::format("args[\"{}\"] * {}", c.name, c.to / c.from)
-                                       : fmt::format("max(args[\"{}\"] // {}, 1)", c.name, c.from / c.to);
-    values += fmt::format("{}\"{}\": lambda args: {}", values.empty() ? "" : ", ", c.name, scaled);
-  }
-  return std::vector<TextEdit>{TDX_TRY(launch_util::insert_inner_heuristic(ctx, values, line))};
-}
-
-// The block is decided by the kernel's autotuner: add the diagnosed config with the new block
-// (the grid already reads it from the config's meta). Blocks computed by heuristics are refused.
-Expected<std::vector<TextEdit>> autotuned_edits(const KernelContext& ctx, const KernelView& view,
-                                                const std::vector<BlockChange>& changes, int line) {
-  auto tuned = TDX_TRY(autotune_space::of(ctx, line));
-  const auto computed = autotune_space::heuristic_values(ctx);
-  if (std::all_of(changes.begin(), changes.end(), [&](const BlockChange& c) { return computed.contains(c.name); }))
-    return heuristic_edits(ctx, view, changes, line);
-  std::string what;
-  for (const auto& c : changes) {
-    if (computed.contains(c.name))
-      return fail(Stage::Rewrite,
-                  fmt::format("@triton.heuristics computes {}, the autotuner the tile's other constexprs", c.name), line);
-    if (!tuned || !tuned->configs[tuned->diagnosed].kwargs.contains(c.name))
-      return fail(Stage::Rewrite,
-                  fmt::format("the autotuner's configs set some of the tile's constexprs but not {}", c.name), line);
-    if (!is_pow2(c.to) || c.to > 65536) return fail(Stage::Rewrite, fmt::format("{} is not a valid block size", c.to), line);
-    if (ctx.launch && ctx.launch->int_arg(c.name) != c.from)
-      return fail(Stage::Rewrite, fmt::format("the diagnosed config's {} is not {}", c.name, c.from), line);
-    if (auto unmasked = launch_util::unmasked_block_access(view, c.name); unmasked && c.to > c.from)
-      return fail(Stage::Rewrite,
-                  fmt::format("the access at line {} is indexed by {} without a mask: a larger block would read past "
-                              "the data",
-                              *unmasked, c.name),
-                  *unmasked);
-    what += fmt::format("{}{}={}", what.empty() ? "" : ", ", c.name, c.to);
-  }
-  return autotune_space::add_variant(
-      ctx, *tuned,
-      [&](autotune_space::Config& config) {
-        for (const auto& c : changes) config.kwargs[c.name] = c.to;
-      },
-      what, line);
-}
-
 Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) const {
   const KernelContext& ctx = in.ctx;
   int line = in.finding.loc.line;
   if (!ctx.function || !ctx.launch || !ctx.task) return fail(Stage::Rewrite, "no kernel AST or captured launch", line);
   KernelView view(ctx);
   auto changes = TDX_TRY(this->changes(in, view));
-  if (std::any_of(changes.begin(), changes.end(), [&](const BlockChange& c) { return autotune_space::decides(ctx, c.name); }))
-    return autotuned_edits(ctx, view, changes, line);
+  if (wrapped_block::decided(ctx, changes)) return wrapped_block::edits(ctx, view, changes, line);
   auto site = TDX_TRY(launch_util::find_launch(ctx, line));
   const KernelInfo* info = ctx.task->kernel(ctx.kernel_name());
 
