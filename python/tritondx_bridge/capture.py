@@ -18,6 +18,7 @@ from triton.runtime.autotuner import Autotuner
 from triton.runtime.jit import JITFunction, create_function_from_signature
 
 from .errors import BridgeError
+from .warmup_kernel import warmup_kernel
 
 
 class Launch:
@@ -92,11 +93,12 @@ def _autotuned_name(autotuner):
 
 
 @contextlib.contextmanager
-def _patched_runtime(launches, backend, what_if, autotune_config, emulation):
+def _patched_runtime(launches, backend, what_if, autotune_config, emulation, target):
     original_run = JITFunction.run
     original_autotune_run = Autotuner.run
 
     def capture_run(self, *args, grid, warmup, **kwargs):
+        call_kwargs = dict(kwargs)
         kwargs["debug"] = kwargs.get("debug", self.debug) or knobs.runtime.debug
         kwargs["instrumentation_mode"] = knobs.compilation.instrumentation_mode
         _apply_what_if(self, kwargs, what_if)
@@ -107,6 +109,9 @@ def _patched_runtime(launches, backend, what_if, autotune_config, emulation):
             bound_args, specialization, options = binder(*args, **kwargs)
             options, signature, constexprs, attrs = self._pack_args(backend, kwargs, bound_args, specialization,
                                                                     options)
+        if warmup:  # fn.warmup(...): compiled, not launched (warmup_kernel.py)
+            src = triton.compiler.ASTSource(self, signature, constexprs, attrs)
+            return warmup_kernel(self, src, target, options, call_kwargs)
         emulation.kernel_launched(self.fn.__name__, bound_args)
         if what_if:
             _assume_divisible(self, attrs, what_if.get("assume_divisible"), backend)
@@ -175,7 +180,7 @@ def capture_launches(task, emulation, target=None, device="cpu", what_if=None, a
     if not isinstance(inputs, (tuple, list)):
         inputs = (inputs, )
     launches = []
-    with _patched_runtime(launches, backend, what_if, autotune_config, emulation):
+    with _patched_runtime(launches, backend, what_if, autotune_config, emulation, target):
         try:
             # launch()'s return value: the capture verb describes it as the task's outputs.
             task.launch_result = task.function("launch")(*inputs)

@@ -216,3 +216,20 @@ def test_kernel_wrappers_list_configs_and_heuristic_values(tmp_path):
     assert [c["kwargs"] for c in tuner["configs"]] == [{"BLOCK": 128}, {"BLOCK": 512}]
     assert tuner["key"] == ["n"]
     assert kernels["h"]["wrappers"][0]["values"] == ["EVEN"]
+
+
+def test_capture_follows_warmup_to_the_launch_it_sizes():
+    # Triton's tutorial softmax compiles its kernel with .warmup() to read n_regs and the shared
+    # memory, sizes a persistent grid from them (132 SMs x the occupancy), then launches the
+    # compiled kernel: the capture compiles it on the CPU and records that launch.
+    task = os.path.join(ROOT, "bench", "corpus", "triton_tutorials", "fused_softmax.py")
+    reply = call("capture", {"task": task})
+    assert reply["ok"], reply.get("error")
+    [launch] = reply["launches"]
+    assert launch["kernel"] == "softmax_kernel"
+    programs = launch["grid"][0]
+    assert programs > 0 and programs % 132 == 0, launch["grid"]
+    # The tutorial passes num_stages both as a constexpr and as the warmup's option: the launch
+    # keeps both, as the kernel the tutorial launches was compiled.
+    assert launch["constexprs"]["num_stages"] == 4 and launch["options"]["num_stages"] == 4
+    assert launch["options"]["num_warps"] == 8
