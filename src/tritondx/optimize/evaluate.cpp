@@ -1,7 +1,6 @@
 #include "tritondx/optimize/evaluate.h"
 
 #include <algorithm>
-
 #include <chrono>
 
 #include <fmt/format.h>
