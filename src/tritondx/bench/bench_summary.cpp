@@ -309,8 +309,13 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
   md << "# tritondx benchmark results\n\n";
   std::string cards;
   for (const auto& c : s["cards"]) cards += (cards.empty() ? "" : ", ") + c.get<std::string>();
-  md << fmt::format("{} of {} suite entries have results; {} measured on {}.\n\n", s["results"].get<size_t>(),
-                    s["suite_entries"].get<int>(), s["measured"].get<int>(), cards.empty() ? "no GPU" : cards);
+  if (cards.empty())
+    md << fmt::format("{} of {} suite entries have results; none was measured on a GPU (the searches ran without "
+                      "one: their actionable findings are below).\n\n",
+                      s["results"].get<size_t>(), s["suite_entries"].get<int>());
+  else
+    md << fmt::format("{} of {} suite entries have results; {} measured on {}.\n\n", s["results"].get<size_t>(),
+                      s["suite_entries"].get<int>(), s["measured"].get<int>(), cards);
   if (!s["stale"].empty()) {
     std::string stale;
     for (const auto& id : s["stale"]) stale += (stale.empty() ? "" : ", ") + id.get<std::string>();
