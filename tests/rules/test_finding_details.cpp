@@ -143,5 +143,23 @@ TEST(FindingDetails, ScanThenPropagateMatchSaysWhatIsMissing) {
   EXPECT_EQ(why_not("tests/rules/l0/l0-scan-then-propagate/fires.py", "block_scan_kernel"), "matched");
 }
 
+
+// l2-narrow-global-access proposes add-multiple-of-hint only with the kernel argument at the root
+// of the lost alignment (the recipe lets the JIT specialize that argument); lightllm's token
+// softmax loses it through its head strides. An alignment finding without such an argument gets
+// advice instead, which no recipe would decline for want of a name.
+TEST(FindingDetails, NarrowGlobalAccessNamesTheArgumentItWantsSpecialized) {
+  auto findings = findings_of("l2-narrow-global-access", "bench/corpus/lightllm/token_softmax.py");
+  int named = 0;
+  for (const auto& f : findings)
+    for (const auto& p : f.proposals)
+      if (p.recipe.str() == "add-multiple-of-hint") {
+        ASSERT_TRUE(p.params.contains("param")) << p.params.dump();
+        EXPECT_TRUE(p.params["param"].get<std::string>().starts_with("stride_")) << p.params.dump();
+        ++named;
+      }
+  EXPECT_GT(named, 0);
+}
+
 }  // namespace
 }  // namespace tdx

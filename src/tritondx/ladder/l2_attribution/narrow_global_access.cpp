@@ -200,8 +200,15 @@ void NarrowGlobalAccessRule::check(const KernelContext& ctx, FindingSink& sink) 
                              "compile an unmasked variant for shapes that are multiples of the block (a constexpr "
                              "EVEN flag from @triton.heuristics) so full blocks load without per-element predicates",
                              {{"line", g.line}, {"vector_bits", ideal_bits}}});
-    else if (limiter == "alignment")
+    else if (limiter == "alignment" && mv && !mv->root_argument.empty())
+      // The recipe lets the JIT specialize the argument at the root of the lost alignment.
       f.proposals.push_back({"add-multiple-of-hint",
+                             fmt::format("let Triton specialize {} (tt.divisibility = 16 when its value is a multiple "
+                                         "of 16), so the addresses built from it are known to be aligned",
+                                         mv->root_argument),
+                             {{"line", g.line}, {"elements", 128 / bits}, {"param", mv->root_argument}}});
+    else if (limiter == "alignment")
+      f.proposals.push_back({kAdvice,
                              "assert the alignment the data has (tl.multiple_of on the offsets, or 16-byte aligned "
                              "strides and base pointers so Triton specializes them)",
                              {{"line", g.line}, {"elements", 128 / bits}}});
