@@ -95,7 +95,8 @@ Evaluation evaluate_task(const Bridge& bridge, const RuleRegistry& rules, const 
     return finish();
   }
   e.session = std::move(*session);
-  if (const auto& error = e.session->compile(options.ladder.all_levels || options.ladder.max_level >= 3)) {
+  const bool pass_dumps = options.ladder.all_levels || options.ladder.max_level >= 3;  // L3 reads them
+  if (const auto& error = e.session->compile(pass_dumps)) {
     e.reject_stage = "compile";
     e.reject_reason = error->diagnostic.to_string();
     e.reject_kind = error->kind;
@@ -139,7 +140,7 @@ Evaluation evaluate_task(const Bridge& bridge, const RuleRegistry& rules, const 
         so.autotune_config = m->autotune_choice;
         auto chosen = DiagnosisSession::open(bridge, so);
         const bool compiled =
-            chosen && !(*chosen)->compile(options.ladder.all_levels || options.ladder.max_level >= 3).has_value();
+            chosen && !(*chosen)->compile(pass_dumps).has_value();
         if (compiled) {
           e.session = std::move(*chosen);
           for (const auto& [kernel, index] : m->autotune_choice)

@@ -289,12 +289,9 @@ Expected<void> Search::expand(size_t index) {
         for (const auto& c : calls[ai]) TDX_CHECK(store_->add_llm_call(r_.run_id, candidate_id, c));
         return {};
       };
-      auto record = [&](const std::string& outcome, long long candidate, const std::string& reason) {
-        record_attempt(parent_id, a, outcome, candidate, reason);
-      };
       if (!a.candidate) {
         TDX_CHECK(store_calls(std::nullopt));
-        record("declined", 0, a.candidate.error().message);
+        record_attempt(parent_id, a, "declined", 0, a.candidate.error().message);
         note_once(fmt::format("recipe {} declined ({}): {}", a.recipe, a.targets.empty() ? "" : a.targets.front(),
                               a.candidate.error().message));
         continue;
@@ -302,12 +299,12 @@ Expected<void> Search::expand(size_t index) {
       std::string sha = sha256_hex(a.candidate->source);
       if (std::find(seen_.begin(), seen_.end(), sha) != seen_.end()) {
         TDX_CHECK(store_calls(std::nullopt));
-        record("duplicate", 0, "");
+        record_attempt(parent_id, a, "duplicate", 0, "");
         continue;
       }
       if (!budget_left(why)) {
         TDX_CHECK(store_calls(std::nullopt));
-        record("budget", 0, why);
+        record_attempt(parent_id, a, "budget", 0, why);
         continue;
       }
       seen_.push_back(sha);
@@ -319,7 +316,7 @@ Expected<void> Search::expand(size_t index) {
       child.candidate.diff = unified_diff(parent_source, child.candidate.source, fs::path(r_.task_path).filename().string());
       child.id = TDX_TRY(store_->add_candidate(r_.run_id, parent_id, generation, child.candidate));
       TDX_CHECK(store_calls(child.id));
-      record("evaluated", child.id, "");
+      record_attempt(parent_id, a, "evaluated", child.id, "");
       size_t ci = TDX_TRY(evaluate_node(std::move(child), &parent_source, r_.gpu));
       if (r_.nodes[ci].status == "verified" && improves(r_.nodes[ci].score, parent_score, o_.min_gain))
         progressed = true;

@@ -25,7 +25,7 @@ using block_grid::GridRewriter;
 
 enum class BlockKind { Grow, Resize, Tile };
 
-bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+using l0::is_pow2;
 
 // Is `name` the step of a counted loop in the kernel (for s in range(lo, hi, NAME))?
 bool steps_a_loop(const KernelView& view, const std::string& name) {
