@@ -161,5 +161,22 @@ TEST(FindingDetails, NarrowGlobalAccessNamesTheArgumentItWantsSpecialized) {
   EXPECT_GT(named, 0);
 }
 
+// The rule fires on the config the capture compiled (num_warps=4), but the autotuner already has
+// that config with num_warps=2: the ladder drops the set-num-warps proposal and the cause says why.
+TEST(FindingDetails, ProposalTheAutotunerAlreadyTriesIsDropped) {
+  auto plain = findings_of("l0-num-warps-mismatch", "tests/rules/l0/l0-num-warps-mismatch/fires.py");
+  ASSERT_EQ(plain.size(), 1u);
+  ASSERT_EQ(plain[0].proposals.size(), 1u);
+  EXPECT_EQ(plain[0].proposals[0].params["num_warps"], 2);
+
+  auto tuned = findings_of("l0-num-warps-mismatch", "tests/rules/l0/l0-num-warps-mismatch/fires_autotuned_tried.py");
+  ASSERT_EQ(tuned.size(), 1u);
+  EXPECT_TRUE(tuned[0].proposals.empty());
+  EXPECT_NE(tuned[0].cause.find("vector. The autotuner already tries num_warps=2 with the other values of the config "
+                                "it compiled (config 2 of 2), so set-num-warps is not proposed."),
+            std::string::npos)
+      << tuned[0].cause;
+}
+
 }  // namespace
 }  // namespace tdx

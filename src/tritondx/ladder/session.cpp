@@ -7,6 +7,7 @@
 #include "tritondx/analysis/axis_info.h"
 #include "tritondx/analysis/static_cost.h"
 #include "tritondx/compile/capture_notes.h"
+#include "tritondx/ladder/autotuned_proposals.h"
 #include "tritondx/measure/profile.h"
 #include "tritondx/pyast/constexpr_branches.h"
 #include "tritondx/core/file.h"
@@ -271,6 +272,7 @@ std::vector<Finding> DiagnosisSession::run_rule(const Rule& rule, const KernelCo
     const std::set<int> dead = constexpr_dead_lines(*ctx.function, ctx.launch->constexprs);
     std::erase_if(findings, [&](const Finding& f) { return dead.contains(f.loc.line); });
   }
+  drop_proposals_the_autotuner_tries(findings, ctx);
   return findings;
 }
 

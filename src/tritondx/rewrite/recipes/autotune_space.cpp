@@ -5,14 +5,6 @@
 namespace tdx::autotune_space {
 namespace {
 
-const nlohmann::json* autotuner_json(const KernelContext& ctx) {
-  const KernelInfo* info = ctx.task ? ctx.task->kernel(ctx.kernel_name()) : nullptr;
-  if (!info || !info->wrappers.is_array()) return nullptr;
-  for (const auto& w : info->wrappers)
-    if (w.is_object() && w.contains("configs") && w["configs"].is_array()) return &w;
-  return nullptr;
-}
-
 const PyNode* autotune_decorator(const KernelContext& ctx) {
   if (!ctx.function) return nullptr;
   for (const PyNode* d : ctx.function->children_in("decorator_list"))
@@ -27,31 +19,14 @@ std::string python_value(const nlohmann::json& v) {
   return v.dump();
 }
 
-bool matches_launch(const Config& c, const LaunchInfo& launch) {
-  if (c.num_warps != launch.num_warps() || c.num_stages != launch.num_stages()) return false;
-  for (const auto& [k, v] : c.kwargs.items())
-    if (!launch.constexprs.contains(k) || launch.constexprs[k] != v) return false;
-  return true;
-}
-
 }  // namespace
 
-Config Config::from_json(const nlohmann::json& j) {
-  Config c;
-  if (j.contains("kwargs") && j["kwargs"].is_object()) c.kwargs = j["kwargs"];
-  c.num_warps = j.value("num_warps", 4);
-  c.num_stages = j.value("num_stages", 3);
-  c.num_ctas = j.value("num_ctas", 1);
-  if (j.contains("maxnreg") && j["maxnreg"].is_number_integer()) c.maxnreg = j["maxnreg"].get<int>();
-  return c;
-}
-
 Expected<std::optional<Space>> of(const KernelContext& ctx, int line) {
-  const nlohmann::json* tuner = autotuner_json(ctx);
-  if (!tuner) return std::optional<Space>{};
+  auto configs = ctx.task ? autotune::configs_of(*ctx.task, ctx.kernel_name(), ctx.launch) : std::nullopt;
+  if (!configs) return std::optional<Space>{};
   Space s;
-  for (const auto& c : (*tuner)["configs"]) s.configs.push_back(Config::from_json(c));
-  if (s.configs.empty()) return fail(Stage::Rewrite, "the autotuner has no configs", line);
+  s.configs = configs->configs;
+  s.diagnosed = configs->diagnosed;
   s.decorator = autotune_decorator(ctx);
   if (!s.decorator)
     return fail(Stage::Rewrite, "the kernel is autotuned, but not by an @autotune decorator on its definition", line);
@@ -64,12 +39,6 @@ Expected<std::optional<Space>> of(const KernelContext& ctx, int line) {
   s.config_callee = callee.substr(0, callee.size() - std::string_view("autotune").size()) + "Config";
   if (s.config_callee == "Config" && ctx.task && ctx.task->source.find("import triton\n") != std::string::npos)
     s.config_callee = "triton.Config";
-  if (ctx.launch)
-    for (size_t i = 0; i < s.configs.size(); ++i)
-      if (matches_launch(s.configs[i], *ctx.launch)) {
-        s.diagnosed = i;
-        break;
-      }
   return std::optional<Space>{std::move(s)};
 }
 
@@ -86,11 +55,11 @@ std::set<std::string> heuristic_values(const KernelContext& ctx) {
 
 bool decides(const KernelContext& ctx, std::string_view what) {
   if (heuristic_values(ctx).contains(std::string(what))) return true;
-  const nlohmann::json* tuner = autotuner_json(ctx);
+  auto tuner = ctx.task ? autotune::configs_of(*ctx.task, ctx.kernel_name(), nullptr) : std::nullopt;
   if (!tuner) return false;
   if (what == "num_warps" || what == "num_stages" || what == "maxnreg" || what == "num_ctas") return true;
-  for (const auto& c : (*tuner)["configs"])
-    if (c.contains("kwargs") && c["kwargs"].is_object() && c["kwargs"].contains(std::string(what))) return true;
+  for (const auto& c : tuner->configs)
+    if (c.kwargs.contains(std::string(what))) return true;
   return false;
 }
 

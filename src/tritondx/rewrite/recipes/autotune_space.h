@@ -4,6 +4,7 @@
 // autotuner keeps every config it had and picks the new one only where it is faster.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -15,20 +16,11 @@
 #include "tritondx/core/diagnostic.h"
 #include "tritondx/rewrite/recipe.h"
 #include "tritondx/rewrite/source_edit.h"
+#include "tritondx/task/autotune_configs.h"
 
 namespace tdx::autotune_space {
 
-// One triton.Config as the capture read it from the autotuner.
-struct Config {
-  nlohmann::json kwargs = nlohmann::json::object();
-  int num_warps = 4;
-  int num_stages = 3;
-  int num_ctas = 1;
-  std::optional<int> maxnreg;
-
-  bool operator==(const Config&) const = default;
-  static Config from_json(const nlohmann::json& j);
-};
+using Config = autotune::Config;
 
 // The kernel's autotuner: its configs, the `configs=` expression of the decorator, and the
 // config the capture compiled (the one its launch options and constexprs match).
@@ -70,8 +62,7 @@ Expected<std::vector<TextEdit>> add_variant(const KernelContext& ctx, const Spac
                                             std::string_view what, int line_for_errors) {
   Config c = space.configs.at(space.diagnosed);
   change(c);
-  for (const auto& existing : space.configs)
-    if (existing == c)
+  if (std::find(space.configs.begin(), space.configs.end(), c) != space.configs.end())
       return fail(Stage::Rewrite,
                   fmt::format("the autotuner already tries {} with the diagnosed config's other values", what),
                   line_for_errors);

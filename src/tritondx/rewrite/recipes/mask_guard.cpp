@@ -33,20 +33,74 @@ Expected<MaskedStatement> masked_statement(const KernelView& view, int line) {
   return ms;
 }
 
+namespace {
+// `n = tl.cast(n, T)` or `n = n.to(T)`: a definition that keeps the argument's value (unsloth
+// widens its bound to int64 under LONG_INDEXING).
+bool keeps_argument_value(const l0::Definition& def, const std::string& name) {
+  const PyNode* v = def.value;
+  if (!v || v->type != "Call") return false;
+  const std::string callee = normalize_triton_name(call_name(*v));
+  if (callee == "tl.cast") return recipe_util::is_name(argument(*v, 0), name);
+  const PyNode* func = v->child("func");
+  return func && func->type == "Attribute" && func->str_field("attr") == "to" &&
+         recipe_util::is_name(func->child("value"), name);
+}
+
+// The kernel arguments `expr` reads, when it is built only of constants, operators and kernel
+// arguments the kernel does not reassign (and, with `constexpr_only`, only constexpr ones).
+std::optional<std::vector<std::string>> argument_names(const KernelView& view, const PyNode& expr,
+                                                       bool constexpr_only) {
+  std::vector<std::string> names;
+  bool ok = true;
+  PyModule::walk(expr, [&](const PyNode& n) {
+    if (n.type == "Name") {
+      const std::string id = n.str_field("id");
+      const bool reassigned = std::any_of(view.definitions(id).begin(), view.definitions(id).end(),
+                                          [&](const l0::Definition& d) { return !keeps_argument_value(d, id); });
+      if (!view.is_param(id) || reassigned || (constexpr_only && view.signature(id) != "constexpr"))
+        ok = false;
+      else if (std::find(names.begin(), names.end(), id) == names.end())
+        names.push_back(id);
+    } else if (n.type != "BinOp" && n.type != "UnaryOp" && n.type != "Constant") {
+      ok = false;
+    }
+  });
+  if (!ok || names.empty()) return std::nullopt;
+  return names;
+}
+}  // namespace
+
 Expected<BlockBound> block_bound(const KernelView& view, const PyNode& c, int line) {
+  const KernelContext& ctx = view.ctx();
   auto b = l0::mask_bound(view, c);
   if (!b || !b->upper || b->inclusive)
     return fail(Stage::Rewrite, fmt::format("mask term `{}` is not a bound `index < n`", view.text(c)), line);
   auto bi = l0::decompose_block_index(view, *b->index);
   const PyNode* size = bi ? argument(*bi->arange, 1) : nullptr;
   const PyNode* start = bi ? argument(*bi->arange, 0) : nullptr;
-  if (!size || size->type != "Name" || !start || int_constant(*start) != 0 ||
-      view.signature(size->str_field("id")) != "constexpr")
+  auto block_names = size ? argument_names(view, *size, true) : std::nullopt;
+  if (!block_names || !start || int_constant(*start) != 0)
     return fail(Stage::Rewrite,
                 fmt::format("`{}`: the index is not a block tl.arange(0, BLOCK) of a constexpr", view.text(c)), line);
-  if (b->limit->type != "Name" || view.definition(*b->limit) || !view.is_param(b->limit->str_field("id")))
-    return fail(Stage::Rewrite, fmt::format("`{}`: the bound is not a kernel argument", view.text(c)), line);
-  return BlockBound{*b, *bi, b->limit->str_field("id"), size->str_field("id")};
+  auto limit_names = argument_names(view, *b->limit, false);
+  if (!limit_names || b->limit->line != b->limit->end_line)
+    return fail(Stage::Rewrite, fmt::format("`{}`: the bound is not an expression of kernel arguments", view.text(c)),
+                line);
+  BlockBound bb;
+  bb.bound = *b;
+  bb.index = *bi;
+  bb.limit_expr = b->limit;
+  bb.block_expr = size;
+  bb.limit = recipe_util::parenthesized(ctx, *b->limit);
+  bb.block = recipe_util::parenthesized(ctx, *size);
+  bb.limit_names = std::move(*limit_names);
+  bb.block_names = std::move(*block_names);
+  bb.limit_value = view.value(*b->limit);
+  if (!bb.limit_value && b->limit->type == "Name") bb.limit_value = ctx.launch->int_arg(b->limit->str_field("id"));
+  bb.block_value = view.value(*size);
+  bb.constexpr_only = std::all_of(bb.limit_names.begin(), bb.limit_names.end(),
+                                  [&](const std::string& n) { return view.signature(n) == "constexpr"; });
+  return bb;
 }
 
 std::vector<int> masked_lines(const KernelView& view) {

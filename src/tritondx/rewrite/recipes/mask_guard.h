@@ -2,6 +2,7 @@
 // accesses of a line, and `if COND: <those statements unmasked> else: <as they were>`.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,12 +20,19 @@ struct MaskedStatement {
 
 Expected<MaskedStatement> masked_statement(const l0::KernelView& view, int line);
 
-// A mask term `index < n` whose index is a block `start + tl.arange(0, BLOCK)` of a constexpr
-// BLOCK and whose bound n is a kernel argument; an error naming the term otherwise.
+// A mask term `index < n` whose index is a block `start + tl.arange(0, BLOCK)` and whose bound n
+// is an expression of kernel arguments (`n`, `hd // 2`); BLOCK is a constexpr expression (`BLOCK`,
+// `pad_hd // 2`). An error naming the term otherwise.
 struct BlockBound {
   l0::MaskBound bound;
   l0::BlockIndex index;
-  std::string limit, block;  // the names of n and BLOCK
+  const PyNode* limit_expr = nullptr;
+  const PyNode* block_expr = nullptr;
+  std::string limit, block;  // their source text, parenthesized unless atomic
+  std::vector<std::string> limit_names, block_names;  // the kernel arguments each reads
+  std::optional<long long> limit_value, block_value;  // for the captured launch
+  // Both sides read only constexpr arguments: the kernel itself can decide `n % BLOCK == 0`.
+  bool constexpr_only = false;
 };
 Expected<BlockBound> block_bound(const l0::KernelView& view, const PyNode& conjunct, int line);
 

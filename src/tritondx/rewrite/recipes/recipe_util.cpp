@@ -1,5 +1,7 @@
 #include "tritondx/rewrite/recipes/recipe_util.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace tdx::recipe_util {
@@ -34,6 +36,34 @@ std::string parenthesized(const KernelContext& ctx, const PyNode& node) {
   bool atomic = node.type == "Name" || node.type == "Constant" || node.type == "Call" || node.type == "Attribute" ||
                 node.type == "Subscript";
   return atomic ? text(ctx, node) : "(" + text(ctx, node) + ")";
+}
+
+namespace {
+void collect_names(const PyNode& e, std::vector<const PyNode*>& out) {
+  if (e.type == "Name") out.push_back(&e);
+  for (const auto& c : e.children) collect_names(c, out);
+}
+}  // namespace
+
+std::optional<std::string> with_names_replaced(
+    const KernelContext& ctx, const PyNode& node,
+    const std::function<std::optional<std::string>(const std::string&)>& replacement) {
+  if (node.line != node.end_line) return std::nullopt;
+  std::vector<const PyNode*> names;
+  collect_names(node, names);
+  std::sort(names.begin(), names.end(), [](const PyNode* a, const PyNode* b) { return a->col < b->col; });
+  std::string source = text(ctx, node), out;
+  size_t at = 0;
+  for (const PyNode* n : names) {
+    auto r = replacement(n->str_field("id"));
+    if (!r) continue;
+    size_t begin = static_cast<size_t>(n->col - node.col), end = static_cast<size_t>(n->end_col - node.col);
+    if (begin < at || end > source.size()) return std::nullopt;
+    const bool atomic = r->find_first_of(" +-*/%<>=&|") == std::string::npos;
+    out += source.substr(at, begin - at) + (atomic ? *r : "(" + *r + ")");
+    at = end;
+  }
+  return out + source.substr(at);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // Helpers the recipes share: finding the nodes a finding points at, and module-level edits.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +25,12 @@ std::string squash(std::string s);
 // The node's source text, in parentheses unless it is atomic (a name, constant, call, attribute
 // or subscript), for putting it inside a larger expression.
 std::string parenthesized(const KernelContext& ctx, const PyNode& node);
+// The node's text with every Name node for which `replacement` returns a value replaced by it
+// (each in parentheses unless atomic), e.g. `hd // 2` -> `args["hd"] // 2`; nullopt when the
+// node spans several lines.
+std::optional<std::string> with_names_replaced(
+    const KernelContext& ctx, const PyNode& node,
+    const std::function<std::optional<std::string>(const std::string&)>& replacement);
 // The terms of a sum `a + b + c` (any nesting of Add), in order; the node itself if it is no sum.
 std::vector<const PyNode*> sum_terms(const PyNode& expr);
 // Is the node the name `id`?

@@ -64,7 +64,7 @@ Expected<Guarded> analyze(const KernelView& view, int line) {
       auto bb = TDX_TRY(mask_guard::block_bound(view, *c, line));
       const std::string& limit = bb.limit;
       const std::string& block = bb.block;
-      auto lv = ctx.launch->int_arg(limit), bv = ctx.launch->int_arg(block);
+      auto lv = bb.limit_value, bv = bb.block_value;
       if (!lv || !bv || *bv <= 0) return refuse("the captured launch has no value for the bound or the block");
       if (*lv % 16 != 0) unaligned = true;
       if (auto blocks = bb.index.blocks(); blocks && *blocks < 2)

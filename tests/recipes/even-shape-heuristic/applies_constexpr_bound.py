@@ -1,0 +1,43 @@
+"""even-shape-heuristic applies to a bound and a block that are expressions of constexpr arguments
+(Liger's RoPE shape: a half head `tl.arange(0, pad_hd // 2)` masked by `< hd // 2`, with pad_hd
+the head size rounded up to a power of two). For head size 128 the masks are always true
+(l0-unneeded-mask). Both sides read only constexprs, so the kernel decides evenness itself:
+`if (hd // 2) % (pad_hd // 2) == 0:` takes the unmasked statements, and no flag or launch
+change is needed; a head size of 96 keeps the masked ones."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rotate_half_kernel(x_ptr, cos_ptr, sin_ptr, hd: tl.constexpr, pad_hd: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, pad_hd // 2)
+    mask = offs < hd // 2
+    cos = tl.load(cos_ptr + row * (hd // 2) + offs, mask=mask, other=0)
+    sin = tl.load(sin_ptr + row * (hd // 2) + offs, mask=mask, other=0)
+    base = x_ptr + row * hd
+    x1 = tl.load(base + offs, mask=mask, other=0)
+    x2 = tl.load(base + hd // 2 + offs, mask=mask, other=0)
+    tl.store(base + offs, x1 * cos - x2 * sin, mask=mask)
+    tl.store(base + hd // 2 + offs, x2 * cos + x1 * sin, mask=mask)
+
+
+def launch(x, cos, sin):
+    rows, hd = x.shape
+    rotate_half_kernel[(rows,)](x, cos, sin, hd, triton.next_power_of_2(hd))
+    return x
+
+
+def reference(x, cos, sin):
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1)
+
+
+def make_inputs(device):
+    rows, hd = 4096, 128
+    return (torch.randn(rows, hd, device=device), torch.randn(rows, hd // 2, device=device),
+            torch.randn(rows, hd // 2, device=device))
+
+
+TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}
