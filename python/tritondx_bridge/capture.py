@@ -8,6 +8,7 @@ alignment and integer values matter for specialization, and CPU tensors carry th
 import contextlib
 import hashlib
 import os
+import sys
 import traceback
 
 import triton
@@ -31,6 +32,10 @@ class Launch:
         self.options = options
         self.grid = grid
         self.bound_args = bound_args
+        # (file, line) of every Python frame above the launch, innermost first; capture_launches
+        # keeps the task file's line as call_line (which of several `kernel[grid](...)` made it).
+        self.frames = [(os.path.abspath(f.f_code.co_filename), f.f_lineno) for f in _caller_frames()]
+        self.call_line = 0
 
     def key(self):
         return (self.name, repr(sorted(self.signature.items())), repr(sorted(self.constexprs.items())),
@@ -46,7 +51,16 @@ class Launch:
             "options": {k: _jsonable(v) for k, v in self.options.__dict__.items()
                         if k in ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
                                  "default_dot_input_precision", "debug", "arch")},
+            "call_line": self.call_line,
         }
+
+
+def _caller_frames(limit=64):
+    frame = sys._getframe(1)
+    while frame is not None and limit > 0:
+        yield frame
+        frame = frame.f_back
+        limit -= 1
 
 
 def _path_name(fn, path):
@@ -192,4 +206,11 @@ def capture_launches(task, emulation, target=None, device="cpu", what_if=None, a
                               detail=traceback.format_exc()) from e
     if not launches:
         raise BridgeError("no-launch", "launch() returned without launching a @triton.jit kernel", file=task.path)
+    # The task line that launched each kernel; 0 when it was launched from several lines (which
+    # one a rewrite should edit is then not for the capture to say) or from outside the task file.
+    lines = {}
+    for launch in launches:
+        lines.setdefault(launch.name, set()).add(next((ln for path, ln in launch.frames if path == task.path), 0))
+    for launch in launches:
+        launch.call_line = next(iter(lines[launch.name])) if len(lines[launch.name]) == 1 else 0
     return launches, inputs

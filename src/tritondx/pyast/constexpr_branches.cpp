@@ -25,6 +25,36 @@ std::optional<long long> constexpr_value(const PyNode& n, const PyNode& function
   return std::nullopt;
 }
 
+// Python's floor division and modulo (the result of `//` rounds down, `%` takes the divisor's sign).
+long long floor_div(long long a, long long b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+long long floor_mod(long long a, long long b) { return a - floor_div(a, b) * b; }
+
+// An integer expression of constexpr parameters and literals (`hd // 2`, `(N % BLOCK)`).
+std::optional<long long> arithmetic_value(const PyNode& n, const PyNode& function, const nlohmann::json& constexprs,
+                                          int depth = 0) {
+  if (depth > 16) return std::nullopt;
+  if (n.type == "Name") return constexpr_value(n, function, constexprs);
+  if (n.type == "Constant") return int_constant(n);
+  if (n.type == "UnaryOp" && n.fields.value("op", "") == "USub") {
+    auto v = n.child("operand") ? arithmetic_value(*n.child("operand"), function, constexprs, depth + 1) : std::nullopt;
+    if (v) return -*v;
+    return std::nullopt;
+  }
+  if (n.type != "BinOp" || !n.child("left") || !n.child("right")) return std::nullopt;
+  auto a = arithmetic_value(*n.child("left"), function, constexprs, depth + 1);
+  auto b = arithmetic_value(*n.child("right"), function, constexprs, depth + 1);
+  if (!a || !b) return std::nullopt;
+  const std::string op = n.fields.value("op", "");
+  if (op == "Add") return *a + *b;
+  if (op == "Sub") return *a - *b;
+  if (op == "Mult") return *a * *b;
+  if (op == "FloorDiv" && *b != 0) return floor_div(*a, *b);
+  if (op == "Mod" && *b != 0) return floor_mod(*a, *b);
+  if (op == "LShift" && *b >= 0 && *b < 62) return *a << *b;
+  if (op == "RShift" && *b >= 0 && *b < 62) return *a >> *b;
+  return std::nullopt;
+}
+
 std::optional<bool> compare(const std::string& op, long long a, long long b) {
   if (op == "Eq") return a == b;
   if (op == "NotEq") return a != b;
@@ -84,11 +114,8 @@ std::optional<bool> constexpr_truth(const PyNode& test, const PyNode& function, 
       if (!constexprs.is_object() || !constexprs.contains(id) || assigned_in(function, id)) return std::nullopt;
       return constexprs[id].is_null() == (op == "Is");
     }
-    auto a = constexpr_value(*lhs, function, constexprs);
-    auto b = int_constant(*rhs[0]);
-    if (a && b) return compare(op, *a, *b);
-    a = int_constant(*lhs);
-    b = constexpr_value(*rhs[0], function, constexprs);
+    auto a = arithmetic_value(*lhs, function, constexprs);
+    auto b = arithmetic_value(*rhs[0], function, constexprs);
     if (a && b) return compare(op, *a, *b);
   }
   return std::nullopt;

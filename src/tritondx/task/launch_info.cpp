@@ -45,6 +45,7 @@ LaunchInfo launch_from_json(const nlohmann::json& j) {
   l.attrs = j.value("attrs", nlohmann::json::object());
   l.options = j.value("options", nlohmann::json::object());
   l.args = j.value("args", nlohmann::json::object());
+  l.call_line = j.value("call_line", 0);
   return l;
 }
 

@@ -20,6 +20,8 @@ struct LaunchInfo {
   nlohmann::json attrs;       // param -> [["tt.divisibility", 16]]
   nlohmann::json options;     // num_warps, num_stages, ...
   nlohmann::json args;        // param -> {"kind": "tensor", shape, dtype, stride, bytes} | {"kind": "scalar", value}
+  // The task file's line that launched this kernel; 0 when several lines did, or none in the task file.
+  int call_line = 0;
 
   long long programs() const;  // product of the grid
   std::optional<long long> int_arg(std::string_view name) const;  // scalar or constexpr integer value

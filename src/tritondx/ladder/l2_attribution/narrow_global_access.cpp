@@ -200,6 +200,17 @@ void NarrowGlobalAccessRule::check(const KernelContext& ctx, FindingSink& sink) 
                              "compile an unmasked variant for shapes that are multiples of the block (a constexpr "
                              "EVEN flag from @triton.heuristics) so full blocks load without per-element predicates",
                              {{"line", g.line}, {"vector_bits", ideal_bits}}});
+    else if (const long long root_value = limiter == "alignment" && mv && !mv->root_argument.empty() && ctx.launch
+                                              ? ctx.launch->int_arg(mv->root_argument).value_or(0)
+                                              : 0;
+             root_value % 16 != 0)
+      // The data is not aligned for this launch: no hint can prove what is not true.
+      f.proposals.push_back({kAdvice,
+                             fmt::format("{0}={1} is not a multiple of 16, so no hint can prove the alignment; pad "
+                                         "the tensor so {0} is a multiple of 16 elements (e.g. allocate rows of a "
+                                         "padded width and pass a view), then Triton specializes it",
+                                         mv->root_argument, root_value),
+                             {{"line", g.line}, {"param", mv->root_argument}}});
     else if (limiter == "alignment" && mv && !mv->root_argument.empty())
       // The recipe lets the JIT specialize the argument at the root of the lost alignment.
       f.proposals.push_back({"add-multiple-of-hint",

@@ -452,11 +452,8 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
   unrelated.insert(kept_divisors.begin(), kept_divisors.end());
   for (const auto& c : changes) {
     std::set<const PyNode*> own_blocks = independent_launch_blocks(ctx, site, c.from, edited);
-    const PyNode* other = nullptr;
-    PyModule::walk(*site.enclosing, [&](const PyNode& n) {
-      if (!other && n.type == "Constant" && int_constant(n) == c.from && !edited.count(&n) && !unrelated.count(&n) &&
-          !own_blocks.count(&n))
-        other = &n;
+    const PyNode* other = launch_util::other_use_of_value(site, c.from, [&](const PyNode& n) {
+      return edited.count(&n) || unrelated.count(&n) || own_blocks.count(&n);
     });
     if (other)
       return fail(Stage::Rewrite,

@@ -21,7 +21,7 @@ constexpr OptionSpec kNumWarps{
     "keyword when it relies on the default of 4), with N from the finding's proposal. Proposed by "
     "l0-num-warps-mismatch (warps sized to the tile), l2-replicated-loads (fewer warps than the layout "
     "replicates over) and l2-dot-not-wgmma / l3-mma-v3-precondition (a multiple of 4 for wgmma). Refuses "
-    "indirect or repeated launch calls, and values that are not a "
+    "indirect launch calls, or several launch calls of which more than one ran, and values that are not a "
     "power of two between 1 and 32. On an autotuned kernel it adds a config instead: the one the diagnosis "
     "compiled, with num_warps=N (the autotuner keeps every config it had).",
     1, 32};
@@ -35,7 +35,7 @@ constexpr OptionSpec kNumStages{
     "(one more stage) when measured warps wait on the pipelined copies. Every loop without its own "
     "tl.range(num_stages=...) follows the launch value. On an autotuned kernel it adds a config instead: "
     "the one the diagnosis compiled, with num_stages=S (the autotuner keeps every config it had). Refuses "
-    "indirect or repeated launch calls, and proposals that name no stage count.",
+    "indirect launch calls, or several launch calls of which more than one ran, and proposals that name no stage count.",
     1, 8};
 
 constexpr OptionSpec kReduceNumWarps{
@@ -44,7 +44,7 @@ constexpr OptionSpec kReduceNumWarps{
     "owns more contiguous elements of the tile (the coalescing layout spreads a tile over all threads; "
     "fewer threads give each a full 16-byte vector). Proposed by l3-vectorization-lost when a what-if "
     "compile with that num_warps restored the vector width. The same edit as set-num-warps; refuses a "
-    "value that is not lower than the launch's, and indirect or repeated launch calls; on an autotuned "
+    "value that is not lower than the launch's, and indirect launch calls, or several launch calls of which more than one ran; on an autotuned "
     "kernel it adds the diagnosed config with the lower num_warps.",
     1, 32};
 

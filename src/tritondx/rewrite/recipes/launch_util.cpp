@@ -27,6 +27,16 @@ Expected<LaunchSite> find_launch(const KernelContext& ctx, int line) {
   if (sites.empty())
     return fail(Stage::Rewrite, fmt::format("no `{}[grid](...)` launch call in the task (an indirect launch)", kernel),
                 line);
+  // Several calls: the capture recorded the line of the task that made the launch.
+  if (sites.size() > 1 && ctx.launch && ctx.launch->call_line > 0)
+    std::erase_if(sites, [&](const LaunchSite& s) {
+      return ctx.launch->call_line < s.call->line || ctx.launch->call_line > s.call->end_line;
+    });
+  if (sites.empty())
+    return fail(Stage::Rewrite,
+                fmt::format("the capture launched {} from line {}, which holds none of its `{}[grid](...)` calls",
+                            kernel, ctx.launch->call_line, kernel),
+                line);
   if (sites.size() > 1)
     return fail(Stage::Rewrite,
                 fmt::format("{} launch calls of {} (lines {} and {}): which one the capture used is unknown", sites.size(),
@@ -209,6 +219,35 @@ const PyNode* grid_expression(const LaunchSite& site) {
   if (site.grid && site.grid->type == "Name")
     if (const PyNode* def = single_assignment(*site.enclosing, site.grid->str_field("id"))) return def->child("value");
   return site.grid;
+}
+
+const PyNode* other_use_of_value(const LaunchSite& site, long long value,
+                                 const std::function<bool(const PyNode&)>& skip) {
+  auto within_skipped = [&](const PyNode* n) {
+    for (; n && n != site.enclosing; n = n->parent)
+      if (skip(*n)) return true;
+    return false;
+  };
+  // `NAME = value` whose every read of NAME is inside a skipped node.
+  auto feeds_only_skipped = [&](const PyNode& constant) {
+    const PyNode* assign = constant.parent;
+    if (!assign || assign->type != "Assign" || constant.field != "value") return false;
+    auto targets = assign->children_in("targets");
+    if (targets.size() != 1 || targets[0]->type != "Name") return false;
+    const std::string name = targets[0]->str_field("id");
+    bool read = false, only_skipped = true;
+    PyModule::walk(*site.enclosing, [&](const PyNode& n) {
+      if (n.type != "Name" || n.str_field("id") != name || n.fields.value("ctx", "") != "Load") return;
+      read = true;
+      only_skipped = only_skipped && within_skipped(&n);
+    });
+    return read && only_skipped;
+  };
+  const PyNode* other = nullptr;
+  PyModule::walk(*site.enclosing, [&](const PyNode& n) {
+    if (!other && n.type == "Constant" && int_constant(n) == value && !skip(n) && !feeds_only_skipped(n)) other = &n;
+  });
+  return other;
 }
 
 }  // namespace tdx::launch_util

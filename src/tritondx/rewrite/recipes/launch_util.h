@@ -4,6 +4,7 @@
 // set-num-stages, loop-num-stages, the block-size recipes).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,5 +78,13 @@ Expected<TextEdit> insert_inner_heuristic(const KernelContext& ctx, const std::s
 
 // The last line of a kernel's header (the `def ...:` line, which may span several lines).
 int def_header_end(const PyNode& function);
+
+// The first integer constant `value` in the launch function (`site.enclosing`) that the recipe
+// neither edits nor knows to be unrelated (`skip`), or nullptr: another use of a block's old
+// value (a buffer of cdiv(n, OLD) partials) that may be tied to it. A constant assigned to a
+// local name whose every read is in a skipped node (`BLOCK = 16` only passed as `BLOCK_N=BLOCK`,
+// another parameter) is unrelated as well.
+const PyNode* other_use_of_value(const LaunchSite& site, long long value,
+                                 const std::function<bool(const PyNode&)>& skip);
 
 }  // namespace tdx::launch_util

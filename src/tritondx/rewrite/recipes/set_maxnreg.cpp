@@ -22,7 +22,7 @@ class SetMaxnregRecipe final : public Recipe {
            "so ptxas may use up to 255 registers. Proposed by l1-occupancy-limiter (registers limit the blocks "
            "per SM: the budget that fits one more block) and l2-register-spills (a maxnreg cap makes ptxas "
            "spill: lift it). On an autotuned kernel it adds the diagnosed config with that "
-           "maxnreg (or none) to the configs instead. Refuses indirect or repeated launch calls, values outside 24..255, and a removal when the launch passes no maxnreg.";
+           "maxnreg (or none) to the configs instead. Refuses indirect launch calls, or several launch calls of which more than one ran, values outside 24..255, and a removal when the launch passes no maxnreg.";
   }
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };

@@ -254,11 +254,8 @@ Expected<std::vector<TextEdit>> set_tile(const KernelContext& ctx, const KernelV
   for (const PyNode* d : dims)
     if (!followed.count(d)) PyModule::walk(*d, [&](const PyNode& n) { exempt.insert(&n); });
   for (const auto& c : changes) {
-    const PyNode* other = nullptr;
-    PyModule::walk(*site.enclosing, [&](const PyNode& n) {
-      if (!other && n.type == "Constant" && int_constant(n) == c.from && !edited.count(&n) && !exempt.count(&n))
-        other = &n;
-    });
+    const PyNode* other = launch_util::other_use_of_value(
+        site, c.from, [&](const PyNode& n) { return edited.count(&n) || exempt.count(&n); });
     if (other)
       return fail(Stage::Rewrite, fmt::format("the launch also uses {} at line {}: it may depend on {}; not retuned",
                                               c.from, other->line, c.name), other->line);
