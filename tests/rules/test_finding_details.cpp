@@ -184,5 +184,24 @@ TEST(FindingDetails, ProposalTheAutotunerAlreadyTriesIsDropped) {
       << tuned[0].cause;
 }
 
+// l0-multi-pass-reduction proposes online-softmax only where a max pass is followed by a pass
+// summing exponentials; a layer norm's mean and variance passes get advice (Welford) instead.
+TEST(FindingDetails, MultiPassReductionProposesOnlineSoftmaxOnlyForSoftmax) {
+  auto recipes_of = [](const std::vector<Finding>& findings) {
+    std::set<std::string> out;
+    for (const auto& f : findings)
+      for (const auto& p : f.proposals) out.insert(p.recipe.empty() ? "advice" : std::string(p.recipe.str()));
+    return out;
+  };
+  auto softmax = recipes_of(findings_of("l0-multi-pass-reduction", "tests/rules/l0/l0-multi-pass-reduction/fires.py"));
+  EXPECT_TRUE(softmax.count("online-softmax"));
+  EXPECT_FALSE(softmax.count("advice"));
+  auto layer_norm =
+      recipes_of(findings_of("l0-multi-pass-reduction", "tests/rules/l0/l0-multi-pass-reduction/fires_layer_norm.py"));
+  EXPECT_FALSE(layer_norm.count("online-softmax"));
+  EXPECT_TRUE(layer_norm.count("single-pass-reduction"));
+  EXPECT_TRUE(layer_norm.count("advice"));
+}
+
 }  // namespace
 }  // namespace tdx

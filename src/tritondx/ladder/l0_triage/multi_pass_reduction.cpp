@@ -28,7 +28,20 @@ struct Pass {
   const PyNode* load = nullptr;
 };
 
-bool nested(const PyNode* a, const PyNode* b) {  // is a inside b?
+// A max pass followed by a pass summing exponentials: the shape online-softmax fuses. Layer norm's
+// mean and variance passes, or a pass after an already-online softmax, are not it.
+bool max_then_sum_of_exp(const std::vector<Pass>& passes) {
+  for (size_t i = 0; i < passes.size(); ++i) {
+    if (PyModule::calls(*passes[i].loop, {"tl.max"}).empty()) continue;
+    for (size_t j = i + 1; j < passes.size(); ++j)
+      if (!PyModule::calls(*passes[j].loop, {"tl.sum"}).empty() &&
+          !PyModule::calls(*passes[j].loop, {"tl.exp", "tl.exp2"}).empty())
+        return true;
+  }
+  return false;
+}
+
+bool nested(const PyNode* a, const PyNode* b) {  // is a inside b?  // is a inside b?
   for (const PyNode* p = a->parent; p; p = p->parent)
     if (p == b) return true;
   return false;
@@ -106,10 +119,17 @@ void MultiPassReductionRule::check(const KernelContext& ctx, FindingSink& sink) 
                            "fuse the passes: an online reduction (online softmax with a running max and rescaled "
                            "sum, Welford for mean/variance) or one block covering the whole row",
                            {{"pointer", root}, {"passes", reads}, {"writes", writes}}});
-    f.proposals.push_back({"online-softmax",
-                           "fuse the max pass and the sum-of-exponentials pass into one loop with a running max and a "
-                           "rescaled sum (rows of any length)",
-                           {{"pointer", root}, {"passes", reads}, {"writes", writes}}});
+    if (max_then_sum_of_exp(passes))
+      f.proposals.push_back({"online-softmax",
+                             "fuse the max pass and the sum-of-exponentials pass into one loop with a running max and "
+                             "a rescaled sum (rows of any length)",
+                             {{"pointer", root}, {"passes", reads}, {"writes", writes}}});
+    else
+      f.proposals.push_back({kAdvice,
+                             "for rows longer than one block, merge the passes with an online update: Welford's "
+                             "running mean and M2 for mean/variance, a running max with a rescaled sum for softmax "
+                             "(no built-in recipe rewrites these loops)",
+                             {{"pointer", root}, {"passes", reads}, {"writes", writes}}});
     sink.report(std::move(f));
   }
 }
