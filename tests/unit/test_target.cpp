@@ -26,6 +26,31 @@ TEST(Target, UnknownTargetIsAnErrorNamingTheFile) {
   EXPECT_NE(t.error().file.find("no-such-gpu.json"), std::string::npos);
 }
 
+// A measurement is read against the description of the card that made it: the H200 target for
+// "NVIDIA H200", the H100's for an H100 (which has no measured ceilings yet), and none for a card
+// no target names, so no roofline is computed against another card's ceilings.
+TEST(Target, AMeasurementIsReadAgainstItsOwnCard) {
+  auto same = target_for_measurement(h200(), "NVIDIA H200");
+  ASSERT_TRUE(same.has_value());
+  EXPECT_EQ(same->name, "nvidia-h200");
+
+  auto h100 = target_for_measurement(h200(), "NVIDIA H100 80GB HBM3");
+  ASSERT_TRUE(h100.has_value()) << h100.error().to_string();
+  EXPECT_EQ(h100->name, "nvidia-h100");
+  EXPECT_EQ(h100->l2_bytes, 52428800);
+  EXPECT_FALSE(h100->ceilings.contains("hbm_bytes_per_second"));
+
+  auto unknown = target_for_measurement(h200(), "NVIDIA A100-SXM4-80GB");
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_NE(unknown.error().to_string().find("names the device \"NVIDIA A100-SXM4-80GB\""), std::string::npos);
+
+  // A target that names no device is taken as the user gave it.
+  TargetDescription custom = h200();
+  custom.device_names.clear();
+  EXPECT_EQ(target_for_measurement(custom, "NVIDIA A100-SXM4-80GB")->name, "nvidia-h200");
+  EXPECT_EQ(target_for_measurement(h200(), "")->name, "nvidia-h200");
+}
+
 TEST(Occupancy, FullWhenNothingLimits) {
   auto o = compute_occupancy(h200(), 4, 32, 0);
   EXPECT_EQ(o.warps_per_sm, 64);

@@ -92,7 +92,7 @@ Runner add_bench_command(CLI::App& app) {
                             o.torch ? "" : " --no-torch", o.rounds);
     for (const auto& f : *filters) o.command += " " + f;
     if (!merge->empty()) return merge_results(*run, *merge);
-    if (*summary_only) return write_bench_summary(o.out_dir, static_cast<int>(all->size())) ? 0 : 1;
+    if (*summary_only) return write_bench_summary(o.out_dir, static_cast<int>(all->size()), o.suite_dir) ? 0 : 1;
     if (!worker->empty() || !queue->empty()) {
       if (worker->empty() || queue->empty()) {
         std::cerr << "error: --worker and --queue go together\n";

@@ -16,6 +16,7 @@
 #include "tritondx/optimize/search.h"
 #include "tritondx/store/sha256.h"
 #include "tritondx/store/store.h"
+#include "tritondx/target/target.h"
 
 namespace tdx {
 namespace {
@@ -206,6 +207,9 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
       out["roofline"] = {{"floor_ms", r.value("floor_seconds", 0.0) * 1e3},
                          {"bound", r.value("bound", "")},
                          {"compute_ceiling", r.value("compute_ceiling", "")}};
+      // The target whose ceilings it was computed against (the one describing the card).
+      if (auto chosen = load_target(o.target))
+        if (auto t = target_for_measurement(*chosen, out.value("card", ""))) out["roofline"]["target"] = t->name;
     }
     out["tritondx"] = tritondx_part(*result);
     if (result->best != 0)

@@ -22,7 +22,7 @@
 namespace tdx {
 
 int write_summary(const BenchRun& run) {
-  auto written = write_bench_summary(run.options.out_dir, static_cast<int>(run.all.size()));
+  auto written = write_bench_summary(run.options.out_dir, static_cast<int>(run.all.size()), run.options.suite_dir);
   if (!written) {
     std::cerr << "error: " << written.error().to_string() << "\n";
     return 1;
@@ -111,7 +111,7 @@ int run_sequential(const BenchRun& run) {
                              r.value("wall_seconds", 0.0))
               << std::flush;
     // The summary after every entry: a run cut short still leaves an up-to-date summary.
-    if (auto w = write_bench_summary(o.out_dir, static_cast<int>(run.all.size())); !w)
+    if (auto w = write_bench_summary(o.out_dir, static_cast<int>(run.all.size()), o.suite_dir); !w)
       std::cerr << "warning: " << w.error().to_string() << "\n";
   }
   return write_summary(run);

@@ -1,6 +1,8 @@
 #include "tritondx/bench/bench_summary.h"
 
 #include "tritondx/bench/bench_entry.h"
+#include "tritondx/bench/bench_targets.h"
+#include "tritondx/target/target.h"
 #include "tritondx/measure/interleaved.h"
 
 #include <fmt/format.h>
@@ -10,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -59,6 +62,20 @@ std::string ladder_reach(const nlohmann::json& tritondx) {
 std::string percent(double fraction) { return fmt::format("{:.0f}%", 100 * fraction); }
 
 }  // namespace
+
+bool roofline_fits_card(const nlohmann::json& entry) {
+  if (!entry.contains("roofline") || !entry.contains("card")) return true;
+  // Entries written before the roofline named its target used the default, nvidia-h200.
+  const std::string name = entry["roofline"].value("target", "nvidia-h200");
+  static std::map<std::string, std::optional<TargetDescription>> cache;
+  if (!cache.contains(name)) {
+    auto t = load_target(name);
+    cache[name] = t ? std::optional<TargetDescription>(*t) : std::nullopt;
+  }
+  const auto& target = cache[name];
+  if (!target) return false;
+  return target->device_names.empty() || describes_device(*target, entry.value("card", ""));
+}
 
 double entry_number(const nlohmann::json& entry, std::initializer_list<const char*> path) {
   const nlohmann::json* at = &entry;
@@ -133,7 +150,8 @@ nlohmann::json summarize_actionability(const std::vector<nlohmann::json>& entrie
   return out;
 }
 
-nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int suite_size) {
+nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int suite_size,
+                               const BenchTargets& targets) {
   std::vector<double> speedups, fractions, vs_autotune, evals, walls;
   // What the speedups would be if every kernel ran at its roofline floor: the most any rewrite
   // of these initial kernels can reach (1x for a kernel measured at or below its floor).
@@ -145,10 +163,11 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
   int above2 = 0, above5 = 0, wins_autotune = 0, compared_autotune = 0, wins_compile = 0, compared_compile = 0;
   int near_compile = 0;  // not faster, but within kTieFraction: a tie at the same bandwidth
   int near_autotune = 0;  // the same against autotune-only
+  int not_slower_autotune = 0;  // tritondx's kernel at most as slow as autotune-only's
   std::map<std::string, int> reach;
   std::set<std::string> cards;
   nlohmann::json failures = nlohmann::json::array(), unmeasured = nlohmann::json::array(),
-                 stale = nlohmann::json::array();
+                 stale = nlohmann::json::array(), roofline_other_card = nlohmann::json::array();
   std::vector<double> hist(std::size(kBins), 0);
   for (const auto& e : entries) {
     std::string status = e.value("status", "");
@@ -173,8 +192,11 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
     above5 += s > 5 ? 1 : 0;
     for (size_t b = 0; b < std::size(kBins); ++b)
       if (s >= kBins[b].lo && s < kBins[b].hi) ++hist[b];
-    if (double f = entry_number(e, {"tritondx", "roofline_fraction"}); f > 0) fractions.push_back(f);
-    const double floor_ms = entry_number(e, {"roofline", "floor_ms"});
+    // A roofline computed with another card's ceilings says nothing about this card: not counted.
+    const bool roofline_ok = roofline_fits_card(e);
+    if (!roofline_ok) roofline_other_card.push_back(e.value("entry", ""));
+    if (double f = entry_number(e, {"tritondx", "roofline_fraction"}); f > 0 && roofline_ok) fractions.push_back(f);
+    const double floor_ms = roofline_ok ? entry_number(e, {"roofline", "floor_ms"}) : 0;
     if (double initial_ms = entry_number(e, {"initial", "median_ms"}); floor_ms > 0 && initial_ms > 0)
       ceilings.push_back(std::max(1.0, initial_ms / floor_ms));
     if (double a = entry_number(e, {"autotune_only", "median_ms"}); floor_ms > 0 && a > 0)
@@ -193,6 +215,7 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
       ++compared_autotune;
       vs_autotune.push_back(a / best_ms);
       wins_autotune += best_ms < a ? 1 : 0;
+      not_slower_autotune += best_ms <= a ? 1 : 0;
       near_autotune += best_ms >= a && best_ms <= a * (1 + kTieFraction) ? 1 : 0;
     }
     if (double c = entry_number(e, {"torch", "compile", "median_ms"}); c > 0 && best_ms > 0) {
@@ -218,10 +241,12 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
                    {"above_2x", above2},
                    {"above_5x", above5},
                    {"roofline_fraction_geomean", geomean(fractions)},
+                   {"roofline_entries", fractions.size()},
                    {"vs_autotune_geomean", geomean(vs_autotune)},
                    {"wins_vs_autotune", wins_autotune},
                    {"compared_with_autotune", compared_autotune},
                    {"within_1pct_of_autotune", near_autotune},
+                   {"not_slower_than_autotune", not_slower_autotune},
                    {"wins_vs_torch_compile", wins_compile},
                    {"compared_with_torch_compile", compared_compile},
                    {"within_1pct_of_torch_compile", near_compile},
@@ -246,40 +271,13 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
                    {"failures", failures},
                    {"unmeasured", unmeasured},
                    {"stale", stale},
+                   {"roofline_other_card", roofline_other_card},
                    {"bench_revision", kBenchRevision},
                    {"actionability", summarize_actionability(entries)}};
-  // The targets, each with what was measured. They hold for the whole suite (40+
-  // entries), so none is met by a partial run, whatever its numbers.
-  const bool full = n >= 40;
-  double compile_share = compared_compile ? static_cast<double>(wins_compile) / compared_compile : 0;
-  // The speed targets also get their value at the roofline floor: above it, no rewrite can meet them.
-  auto at_floor = [](double value, double target) {
-    return nlohmann::json{{"at_roofline_floor", fmt_x(value)}, {"reachable", value >= target}};
-  };
-  s["targets"] = nlohmann::json::array({
-      nlohmann::json{{"target", "geomean speedup >= 4.5x over >= 40 entries"},
-                     {"measured", fmt::format("{:.2f}x over {}", geomean(speedups), n)},
-                     {"met", n >= 40 && geomean(speedups) >= 4.5}},
-      nlohmann::json{{"target", "median speedup >= 3.0x"}, {"measured", fmt_x(median(speedups))},
-                     {"met", n >= 40 && median(speedups) >= 3.0}},
-      nlohmann::json{{"target", "geomean over autotune-only >= 2x"}, {"measured", fmt_x(geomean(vs_autotune))},
-                     {"met", full && compared_autotune > 0 && geomean(vs_autotune) >= 2}},
-      {{"target", "optimized kernels at >= 70% of roofline (geomean)"},
-       {"measured", fmt::format("{:.0f}%", 100 * geomean(fractions))}, {"met", full && !fractions.empty() && geomean(fractions) >= 0.7}},
-      {{"target", "faster than torch.compile on >= 60% of entries"},
-       {"measured", fmt::format("{} of {}", wins_compile, compared_compile)}, {"met", full && compared_compile > 0 && compile_share >= 0.6}},
-      {{"target", "median <= 16 GPU evaluations per entry"}, {"measured", fmt::format("{:.0f}", median(evals))},
-       {"met", full && !evals.empty() && median(evals) <= 16}},
-      {{"target", ">= 90% of the findings proposing a recipe lead to an evaluated candidate"},
-       {"measured", fmt::format("{:.0f}% of {}", 100 * s["actionability"].value("evaluated_share", 0.0),
-                                s["actionability"].value("with_recipe", 0) - s["actionability"].value("not_reached", 0))},
-       {"met", full && s["actionability"].value("evaluated_share", 0.0) >= 0.9}},
-  });
-  if (!ceilings.empty()) {
-    s["targets"][0].update(at_floor(geomean(ceilings), 4.5));
-    s["targets"][1].update(at_floor(median(ceilings), 3.0));
-  }
-  if (!ceilings_vs_autotune.empty()) s["targets"][2].update(at_floor(geomean(ceilings_vs_autotune), 2.0));
+  // The suite's targets, each with what was measured (and, for the speed targets, its value at
+  // the roofline floor: above it, no rewrite can meet them).
+  s["targets"] = evaluate_bench_targets(targets, s);
+  s["targets_source"] = targets.source;
   return s;
 }
 
@@ -287,6 +285,7 @@ namespace {
 
 // "89% -> 97%": the initial kernel's fraction of its roofline floor, then the optimized one's.
 std::string roofline_cell(const nlohmann::json& e) {
+  if (!roofline_fits_card(e)) return "not counted (another card's ceilings)";
   const double initial = entry_number(e, {"initial", "roofline_fraction"});
   const double best = entry_number(e, {"tritondx", "roofline_fraction"});
   if (best <= 0) return "-";
@@ -322,12 +321,24 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
     md << fmt::format("{} result(s) of an older bench revision (what tritondx did then) are listed but not "
                       "counted: {}.\n\n", s["stale"].size(), stale);
   }
+  if (s.contains("roofline_other_card") && !s["roofline_other_card"].empty()) {
+    std::string names;
+    for (const auto& id : s["roofline_other_card"]) names += (names.empty() ? "" : ", ") + id.get<std::string>();
+    md << fmt::format("The roofline of {} entr{} was computed against the ceilings of another card than the one that "
+                      "measured it (the default target, nvidia-h200, for a run on another GPU): its roofline fractions "
+                      "and floors are not counted: {}.\n\n",
+                      s["roofline_other_card"].size(), s["roofline_other_card"].size() == 1 ? "y" : "ies", names);
+  }
   md << "## Summary\n\n| metric | value |\n|---|---|\n";
   md << fmt::format("| geomean speedup (initial -> tritondx) | {} |\n", fmt_x(s["geomean_speedup"]));
   md << fmt::format("| median speedup | {} |\n", fmt_x(s["median_speedup"]));
   md << fmt::format("| entries above 2x / above 5x | {} / {} |\n", s["above_2x"].get<int>(), s["above_5x"].get<int>());
-  md << fmt::format("| roofline fraction of the optimized kernels (geomean) | {:.0f}% |\n",
-                    100 * s["roofline_fraction_geomean"].get<double>());
+  if (s.value("roofline_entries", 0) > 0)
+    md << fmt::format("| roofline fraction of the optimized kernels (geomean) | {:.0f}% over {} entries |\n",
+                      100 * s["roofline_fraction_geomean"].get<double>(), s.value("roofline_entries", 0));
+  else
+    md << "| roofline fraction of the optimized kernels (geomean) | not measured: no entry has a roofline against "
+          "the card that measured it |\n";
   md << fmt::format("| tritondx over autotune-only (geomean) | {}; faster on {} of {}, {} more within 1% |\n",
                     fmt_x(s["vs_autotune_geomean"]), s["wins_vs_autotune"].get<int>(),
                     s["compared_with_autotune"].get<int>(), s.value("within_1pct_of_autotune", 0));
@@ -353,7 +364,13 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
   std::string reach;
   for (const auto& [level, count] : s["ladder_reach"].items()) reach += fmt::format("{}{} {}", reach.empty() ? "" : ", ", level, count.get<int>());
   md << fmt::format("| ladder reach (entries per highest level used) | {} |\n\n", reach.empty() ? "-" : reach);
-  md << "## Targets\n\n| target | measured | at the roofline floor | met |\n|---|---|---|---|\n";
+  md << "## Targets\n\n";
+  if (s.value("targets_source", "built-in") != "built-in")
+    md << fmt::format("From `{}`.\n\n", fs::path(s.value("targets_source", "")).filename().string() == "targets.json"
+                                            ? fs::path(s.value("targets_source", "")).parent_path().filename().string() +
+                                                  "/targets.json"
+                                            : s.value("targets_source", ""));
+  md << "| target | measured | at the roofline floor | met |\n|---|---|---|---|\n";
   for (const auto& t : s["targets"])
     md << fmt::format("| {} | {} | {} | {} |\n", t["target"].get<std::string>(), t["measured"].get<std::string>(),
                       t.contains("at_roofline_floor")
@@ -454,9 +471,11 @@ std::string render_speedup_svg(const nlohmann::json& s) {
   return svg.str();
 }
 
-Expected<std::vector<std::string>> write_bench_summary(const std::string& out_dir, int suite_size) {
+Expected<std::vector<std::string>> write_bench_summary(const std::string& out_dir, int suite_size,
+                                                       const std::string& suite_dir) {
+  auto targets = TDX_TRY(load_bench_targets(suite_dir));
   auto entries = load_entry_results(out_dir);
-  auto s = summarize_bench(entries, suite_size);
+  auto s = summarize_bench(entries, suite_size, targets);
   fs::path dir(out_dir);
   std::vector<std::pair<fs::path, std::string>> files{{dir / "summary.json", s.dump(2) + "\n"},
                                                        {dir / "summary.md", render_bench_markdown(s, entries)},

@@ -50,9 +50,11 @@ Runner add_run_command(CLI::App& app) {
     std::string ceiling = "fp32_flops";
     for (const auto& k : (*session)->kernels())
       if (k.summary && !k.summary->dots.empty()) ceiling = compute_ceiling_key(*k.summary);
+    // Against the description of the card that measured it (none: no roofline).
     std::optional<Roofline> roofline;
-    if (m->timing)
-      roofline = compute_roofline((*session)->target(), m->timing->median_ms / 1e3, static_cast<double>(m->min_bytes),
+    auto card = target_for_measurement((*session)->target(), m->device);
+    if (m->timing && card && card->ceilings.contains("hbm_bytes_per_second"))
+      roofline = compute_roofline(*card, m->timing->median_ms / 1e3, static_cast<double>(m->min_bytes),
                                   static_cast<double>(m->flops), ceiling);
     std::string text;
     if (*format == "json") {

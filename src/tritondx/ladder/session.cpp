@@ -194,7 +194,12 @@ void DiagnosisSession::attach_measurement(Measurement measurement) {
   std::string ceiling = "fp32_flops";
   for (const auto& k : kernels_)
     if (k.summary && !k.summary->dots.empty()) ceiling = compute_ceiling_key(*k.summary);
-  if (measurement.timing) {
+  // The diagnosis describes the card it measured: the target of another card is swapped for this
+  // card's (its ceilings, L2 and limits); without a description of it, no roofline is computed.
+  bool described = true;
+  if (auto t = target_for_measurement(target_, measurement.device)) target_ = std::move(*t);
+  else described = false;
+  if (measurement.timing && described && target_.ceilings.contains("hbm_bytes_per_second")) {
     double bytes = measurement.min_bytes > 0 ? static_cast<double>(measurement.min_bytes) : static_cast<double>(min_bytes_);
     double flops = measurement.flops > 0 ? static_cast<double>(measurement.flops) : static_cast<double>(flops_);
     roofline_ = compute_roofline(target_, measurement.timing->median_ms / 1e3, bytes, flops, ceiling);

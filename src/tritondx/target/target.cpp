@@ -13,6 +13,7 @@ Expected<TargetDescription> parse_target(const nlohmann::json& j) {
   try {
     t.name = j.at("name").get<std::string>();
     t.card = j.value("card", t.name);
+    t.device_names = j.value("device_names", std::vector<std::string>{});
     t.arch = j.at("arch").get<int>();
     t.sm_count = j.at("sm_count").get<int>();
     t.warp_size = j.value("warp_size", 32);
@@ -47,6 +48,27 @@ Expected<TargetDescription> load_target(const std::string& name) {
   } catch (const nlohmann::json::exception& e) {
     return fail(Stage::Task, fmt::format("target description is not JSON: {}", e.what()), 0, path.string());
   }
+}
+
+bool describes_device(const TargetDescription& target, const std::string& device) {
+  return std::find(target.device_names.begin(), target.device_names.end(), device) != target.device_names.end();
+}
+
+Expected<TargetDescription> target_for_device(const std::string& device) {
+  std::filesystem::path dir = std::filesystem::path(TRITONDX_SOURCE_DIR) / "targets";
+  if (const char* d = std::getenv("TRITONDX_TARGETS_DIR"); d && *d) dir = d;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".json") continue;
+    auto t = load_target(entry.path().stem().string());
+    if (t && describes_device(*t, device)) return t;
+  }
+  return fail(Stage::Task, fmt::format("no target description under {} names the device \"{}\"", dir.string(), device));
+}
+
+Expected<TargetDescription> target_for_measurement(const TargetDescription& chosen, const std::string& device) {
+  if (device.empty() || chosen.device_names.empty() || describes_device(chosen, device)) return chosen;
+  return target_for_device(device);
 }
 
 namespace {

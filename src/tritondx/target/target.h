@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,7 @@ struct Ceiling {
 struct TargetDescription {
   std::string name;
   std::string card;
+  std::vector<std::string> device_names;  // the names torch reports for this card ("NVIDIA H200")
   int arch = 90;
   int sm_count = 0;
   int warp_size = 32;
@@ -38,6 +40,14 @@ struct TargetDescription {
 Expected<TargetDescription> parse_target(const nlohmann::json& j);
 // Loads targets/<name>.json from the project (or TRITONDX_TARGETS_DIR).
 Expected<TargetDescription> load_target(const std::string& name = "nvidia-h200");
+// Does the target describe the card torch names `device`?
+bool describes_device(const TargetDescription& target, const std::string& device);
+// The target under targets/ that describes `device`; an error when none does.
+Expected<TargetDescription> target_for_device(const std::string& device);
+// The description a measurement on `device` is read against: `chosen` when it describes that card
+// (or names no device), else the target that does; an error when none does, so no roofline is
+// computed against another card's ceilings.
+Expected<TargetDescription> target_for_measurement(const TargetDescription& chosen, const std::string& device);
 
 // Theoretical occupancy of one kernel configuration.
 struct Occupancy {
