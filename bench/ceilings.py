@@ -4,12 +4,20 @@ HBM bandwidth (a large device-to-device copy, bytes read + written), L2 bandwidt
 between buffers that fit in L2, replayed from a CUDA graph), and dense matrix-product throughput for fp16, bf16, tf32 and
 fp32 (torch.matmul on random data, 8192^3). Median of timed repetitions with CUDA events.
 
-Usage: python3 bench/ceilings.py [--out FILE]
+Usage: python3 bench/ceilings.py [--out FILE] [--fill-target]
+
+--fill-target: when the description under targets/ that names this card (its "device_names")
+has no measured HBM ceiling yet, measures and writes the ceilings into it (hbm, fp16, bf16, tf32,
+fp32, each with its source); a description that has one is left alone and nothing is measured.
+tools/device_bench.sh runs it before the bench, so a run on a card measured for the first time
+gets a roofline against its own ceilings.
 """
 import argparse
 import datetime
 import json
+import pathlib
 import statistics
+import sys
 
 import torch
 
@@ -63,10 +71,42 @@ def matmul_flops(dtype, allow_tf32=False, size=8192):
     return 2 * size**3 / t
 
 
+TARGETS = pathlib.Path(__file__).resolve().parent.parent / "targets"
+FILLED = ("hbm_bytes_per_second", "fp16_flops", "bf16_flops", "tf32_flops", "fp32_flops")
+
+
+def target_of(card):
+    """The targets/*.json that names `card` among its device_names, or None."""
+    for path in sorted(TARGETS.glob("*.json")):
+        if card in json.loads(path.read_text()).get("device_names", []):
+            return path
+    return None
+
+
+def fill_target(result):
+    path = target_of(result["card"])
+    if path is None:
+        print(f"no description under {TARGETS} names {result['card']}: nothing filled", file=sys.stderr)
+        return
+    desc = json.loads(path.read_text())
+    ceilings = desc.setdefault("ceilings", {})
+    for key in FILLED:
+        ceilings[key] = {"value": result[key], "source": result["source"]}
+    desc.pop("ceilings_note", None)
+    path.write_text(json.dumps(desc, indent=2) + "\n")
+    print(f"wrote the measured ceilings into {path}", file=sys.stderr)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--out")
+    p.add_argument("--fill-target", action="store_true")
     args = p.parse_args()
+    if args.fill_target:
+        path = target_of(torch.cuda.get_device_name())
+        if path is not None and "hbm_bytes_per_second" in json.loads(path.read_text()).get("ceilings", {}):
+            print(f"{path} already has measured ceilings: nothing measured", file=sys.stderr)
+            return
     when = datetime.date.today().isoformat()
     card = torch.cuda.get_device_name()
     source = f"measured {when} on {card} by `python3 bench/ceilings.py`"
@@ -85,6 +125,8 @@ def main():
     if args.out:
         with open(args.out, "w") as f:
             f.write(text + "\n")
+    if args.fill_target:
+        fill_target(result)
 
 
 if __name__ == "__main__":

@@ -9,13 +9,18 @@
 # the returned store into the local one with `tritondx bench --merge`. `bash tools/device_bench.sh --confirm` only times the
 # kernels of the entries already measured on this card again, in interleaved rounds.
 # TDX_BENCH_OUT names another results folder (e.g. results/corpus with --suite bench/corpus).
+# Before the bench, bench/ceilings.py --fill-target measures the card's ceilings into its
+# targets/<card>.json when that description has none yet (targets/ is tarred with the results).
 set -u
 export TRITONDX_PYTHON=python3 PYTHONUNBUFFERED=1
 out=${OUT:-/tmp/out}
 bash tools/device_build.sh || exit 1
+# A card measured for the first time gets its ceilings into its target description (returned as
+# $OUT/ceilings.json and in the tarred results' targets/ copy), so its roofline is its own.
+python3 bench/ceilings.py --fill-target --out "$out/ceilings.json" > /dev/null 2> "$out/ceilings.log" || tail -5 "$out/ceilings.log"
 results=${TDX_BENCH_OUT:-bench/results}
 mkdir -p "$results"
 timeout "${TDX_BENCH_SECONDS:-420}" ./build-dev/tritondx bench --gpu on --out "$results" "$@" > "$out/bench.log" 2>&1
 echo "bench exit $? (124: cut by TDX_BENCH_SECONDS; finished entries are kept)"
-tar czf "$out/bench.tgz" "$results"
+tar czf "$out/bench.tgz" "$results" targets
 grep -E '^\[|interleaved rounds' "$out/bench.log" | grep -v ' \.\.\.$' | tail -n 45
