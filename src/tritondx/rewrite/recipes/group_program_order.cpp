@@ -4,6 +4,7 @@
 #include "tritondx/source/kernel_view.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
+#include "tritondx/source/program_ids.h"
 #include "tritondx/rewrite/recipes/statement_util.h"
 
 namespace tdx {
@@ -23,16 +24,16 @@ class GroupProgramOrderRecipe final : public Recipe {
            "default, fewer when the grid has fewer rows of tiles); num_pid_m is tl.cdiv(extent, BLOCK) "
            "from the mask bound on the row offsets (or tl.num_programs(0) // num_pid_n). A 1D grid must "
            "launch exactly num_pid_m x num_pid_n programs, since the grouped mapping is a bijection only on "
-           "that range; a 2D grid is a bijection onto itself. Proposed by l0-ungrouped-tile-order.";
+           "that range; a 2D grid is a bijection onto itself (program ids read through a helper or widened with .to() "
+           "keep int64). Proposed by l0-ungrouped-tile-order and l0-grid-order-rereads.";
   }
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };
 
-// `tl.program_id(axis)` as the whole value of a statement, or -1.
-int program_axis(const PyNode& stmt) {
+// The program-id read that is the whole value of a statement (axis -1 when it is none).
+l0::ProgramIdRead program_read(const KernelView& view, const PyNode& stmt) {
   const PyNode* v = stmt.child("value");
-  if (!v || v->type != "Call" || normalize_triton_name(call_name(*v)) != "tl.program_id") return -1;
-  return recipe_util::program_id_axis(*v);
+  return v ? l0::program_id_read(view, *v) : l0::ProgramIdRead{};
 }
 
 Expected<std::vector<TextEdit>> GroupProgramOrderRecipe::edits(const RecipeInput& in) const {
@@ -71,10 +72,14 @@ Expected<std::vector<TextEdit>> GroupProgramOrderRecipe::edits(const RecipeInput
   if (grid_2d) {
     // Keep the 2D grid: enumerate its programs in launch order (axis 0 fastest) and group the
     // rows of axis 0; the mapping is a bijection of the grid onto itself, whatever its size.
-    const PyNode* axis0 = program_axis(*first) == 0 ? first : second;
+    const PyNode* axis0 = program_read(view, *first).axis == 0 ? first : second;
     const PyNode* axis1 = axis0 == first ? second : first;
-    if (program_axis(*axis0) != 0 || program_axis(*axis1) != 1)
+    const auto read0 = program_read(view, *axis0), read1 = program_read(view, *axis1);
+    if (read0.axis != 0 || read1.axis != 1)
       return refuse("expected the tile indices to be tl.program_id(0) and tl.program_id(1)");
+    // Ids the kernel widened (a helper returning int64, a .to()) stay wide: the enumeration is
+    // computed in int64 and the indices it yields are int64 too.
+    const bool wide = read0.widened || read1.widened;
     if (ctx.launch->grid.size() < 2 || (ctx.launch->grid.size() > 2 && ctx.launch->grid[2] != 1))
       return refuse("the captured grid is not two-dimensional");
     rows = target(axis0), cols = target(axis1);
@@ -83,7 +88,8 @@ Expected<std::vector<TextEdit>> GroupProgramOrderRecipe::edits(const RecipeInput
     num_cols_expr = "tl.num_programs(1)";
     group = std::max(1LL, std::min<long long>(8, ctx.launch->grid[0]));
     for (const char* n : {"pid", "num_pid_n"}) fresh.push_back(n);
-    text += fmt::format("{}pid = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)\n", ind);
+    text += fmt::format("{}pid = tl.program_id(1){} * tl.num_programs(0) + tl.program_id(0)\n", ind,
+                        wide ? ".to(tl.int64)" : "");
     text += fmt::format("{}num_pid_n = tl.num_programs(1)\n", ind);
     num_fast = "num_pid_n";
   } else {
