@@ -468,8 +468,10 @@ TEST(OptimizeE2E, LaunchTuningRunsNearTheRooflineUnlessWithin2Percent) {
   const double hbm = 4235367204545.38;  // targets/nvidia-h200.json, bytes per second
   auto optimize_at = [&](const std::string& name, double floor_ms, std::vector<std::string> extra = {}) {
     fs::path out = fresh_dir(name);
+    // The stand-in plays an H200, so the roofline is read against nvidia-h200's ceilings.
     auto r = optimize_on_stand_in(out, extra,
-                                  {{"STAND_IN_MIN_BYTES", std::to_string(static_cast<long long>(floor_ms * 1e-3 * hbm))}});
+                                  {{"STAND_IN_MIN_BYTES", std::to_string(static_cast<long long>(floor_ms * 1e-3 * hbm))},
+                                   {"STAND_IN_DEVICE", "NVIDIA H200"}});
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     return nlohmann::json::parse(read(out / "report.json"));
   };
@@ -512,7 +514,8 @@ TEST(OptimizeE2E, ConfirmedRewritesAreTriedNearTheRoofline) {
                                     "/tests/rules/l3/l3-vectorization-lost/fires_stride_and_mask.py",
                                 "--gpu", "on", "--no-profile", "--no-tune", "--max-candidates", "2", "--out",
                                 out.string()};
-  auto r = run(args, cli_test::stand_in_gpu({{"STAND_IN_MIN_BYTES", std::to_string(static_cast<long long>(0.92e-3 * hbm))}}));
+  auto r = run(args, cli_test::stand_in_gpu({{"STAND_IN_MIN_BYTES", std::to_string(static_cast<long long>(0.92e-3 * hbm))},
+                                             {"STAND_IN_DEVICE", "NVIDIA H200"}}));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto report = nlohmann::json::parse(read(out / "report.json"));
   std::set<std::string> recipes;

@@ -1,8 +1,9 @@
 """wgmma-tile applies when another launch-local variable holds the tile's old value: BLOCK_M = 16
 (M per CTA not a multiple of 64, so the dot runs on mma.sync) and BLOCK_K = 16, which the launch
 only passes as BLOCK_K=BLOCK_K (vLLM's MLA decode launch has `BLOCK = 16` for BLOCK_N beside
-BLOCK_H = 16). The 16 of BLOCK_K feeds another parameter, not BLOCK_M, so it is left alone and
-not taken for a use tied to BLOCK_M; the recipe sets BLOCK_M = 64 and the grid follows."""
+BLOCK_H = 16, and an AMD-only `{"matrix_instr_nonkdim": 16}` passed as `**extra_kargs`). The 16 of
+BLOCK_K and the 16 in the dict feed other parameters, not BLOCK_M, so they are left alone and not
+taken for uses tied to BLOCK_M; the recipe sets BLOCK_M = 64 and the grid follows."""
 import torch
 import triton
 import triton.language as tl
@@ -34,9 +35,12 @@ def launch(a, b):
     BLOCK_N = 128
     BLOCK_K = 16
     grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
+    extra_kargs = {}
+    if torch.version.hip:
+        extra_kargs = {"matrix_instr_nonkdim": 16}
     matmul_kernel[grid](a, b, c, M, N, K,
                         a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                        BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K)
+                        BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, **extra_kargs)
     return c
 
 

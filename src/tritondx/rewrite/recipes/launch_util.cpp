@@ -228,10 +228,16 @@ const PyNode* other_use_of_value(const LaunchSite& site, long long value,
       if (skip(*n)) return true;
     return false;
   };
-  // `NAME = value` whose every read of NAME is inside a skipped node.
+  // `NAME = value` (or a dict, list or tuple literal holding it: AMD's `extra_kargs = {...}`
+  // passed as `**extra_kargs`) whose every read of NAME is inside a skipped node.
   auto feeds_only_skipped = [&](const PyNode& constant) {
-    const PyNode* assign = constant.parent;
-    if (!assign || assign->type != "Assign" || constant.field != "value") return false;
+    const PyNode* held = &constant;
+    while (held->parent && (held->parent->type == "Dict" || held->parent->type == "List" ||
+                            held->parent->type == "Tuple") &&
+           (held->field == "values" || held->field == "elts"))
+      held = held->parent;
+    const PyNode* assign = held->parent;
+    if (!assign || assign->type != "Assign" || held->field != "value") return false;
     auto targets = assign->children_in("targets");
     if (targets.size() != 1 || targets[0]->type != "Name") return false;
     const std::string name = targets[0]->str_field("id");

@@ -83,7 +83,8 @@ int def_header_end(const PyNode& function);
 // neither edits nor knows to be unrelated (`skip`), or nullptr: another use of a block's old
 // value (a buffer of cdiv(n, OLD) partials) that may be tied to it. A constant assigned to a
 // local name whose every read is in a skipped node (`BLOCK = 16` only passed as `BLOCK_N=BLOCK`,
-// another parameter) is unrelated as well.
+// another parameter) is unrelated as well, and so is one held in a dict, list or tuple assigned
+// to such a name (`extra_kargs = {"matrix_instr_nonkdim": 16}` passed as `**extra_kargs`).
 const PyNode* other_use_of_value(const LaunchSite& site, long long value,
                                  const std::function<bool(const PyNode&)>& skip);
 
