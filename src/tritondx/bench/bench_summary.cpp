@@ -74,7 +74,8 @@ bool roofline_fits_card(const nlohmann::json& entry) {
   }
   const auto& target = cache[name];
   if (!target) return false;
-  return target->device_names.empty() || describes_device(*target, entry.value("card", ""));
+  auto read_against = target_for_measurement(*target, entry.value("card", ""));
+  return read_against && read_against->name == target->name;
 }
 
 double entry_number(const nlohmann::json& entry, std::initializer_list<const char*> path) {
@@ -365,11 +366,8 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
   for (const auto& [level, count] : s["ladder_reach"].items()) reach += fmt::format("{}{} {}", reach.empty() ? "" : ", ", level, count.get<int>());
   md << fmt::format("| ladder reach (entries per highest level used) | {} |\n\n", reach.empty() ? "-" : reach);
   md << "## Targets\n\n";
-  if (s.value("targets_source", "built-in") != "built-in")
-    md << fmt::format("From `{}`.\n\n", fs::path(s.value("targets_source", "")).filename().string() == "targets.json"
-                                            ? fs::path(s.value("targets_source", "")).parent_path().filename().string() +
-                                                  "/targets.json"
-                                            : s.value("targets_source", ""));
+  if (const fs::path source = s.value("targets_source", "built-in"); source != "built-in")
+    md << fmt::format("From `{}`.\n\n", (source.parent_path().filename() / source.filename()).string());
   md << "| target | measured | at the roofline floor | met |\n|---|---|---|---|\n";
   for (const auto& t : s["targets"])
     md << fmt::format("| {} | {} | {} | {} |\n", t["target"].get<std::string>(), t["measured"].get<std::string>(),

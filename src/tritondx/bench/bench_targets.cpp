@@ -1,5 +1,7 @@
 #include "tritondx/bench/bench_targets.h"
 
+#include "tritondx/bench/bench_summary.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,14 +15,8 @@ namespace fs = std::filesystem;
 
 std::string fmt_x(double x) { return x > 0 ? fmt::format("{:.2f}x", x) : "-"; }
 
-double number(const nlohmann::json& s, std::initializer_list<const char*> path) {
-  const nlohmann::json* at = &s;
-  for (const char* k : path) {
-    if (!at->is_object() || !at->contains(k)) return 0;
-    at = &(*at)[k];
-  }
-  return at->is_number() ? at->get<double>() : 0;
-}
+// A number of the summary (0 when absent), read as the summary reads entries.
+double number(const nlohmann::json& s, std::initializer_list<const char*> path) { return entry_number(s, path); }
 
 double share(double part, double whole) { return whole > 0 ? part / whole : 0; }
 
@@ -29,7 +25,6 @@ struct Measured {
   double value = 0;
   std::string text;
   double at_floor = 0;
-  bool floor_is_ratio = true;
 };
 
 Measured measure(const std::string& metric, const nlohmann::json& s) {

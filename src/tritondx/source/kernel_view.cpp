@@ -1,5 +1,7 @@
 #include "tritondx/source/kernel_view.h"
 
+#include "tritondx/source/program_ids.h"
+
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -9,12 +11,6 @@
 namespace tdx::l0 {
 
 namespace {
-
-// A helper called `program_id` around tl.program_id (FlagGems' `tle.program_id(axis=0)`, which
-// returns the id as int64): the same value over the grid.
-bool is_program_id_helper(const std::string& name) {
-  return name == "program_id" || (name.ends_with(".program_id") && name != "tl.program_id");
-}
 
 constexpr int kMaxDepth = 48;
 
@@ -311,7 +307,7 @@ std::optional<Range> KernelView::range_impl(const PyNode& e, int depth) const {
     std::string name = call_name(e);
     const PyNode* a0 = argument(e, 0);
     const PyNode* a1 = argument(e, 1);
-    if (name == "tl.program_id" || name == "tl.num_programs" || is_program_id_helper(name)) {
+    if (name == "tl.num_programs" || normalize_triton_name(name) == "tl.program_id" || is_program_id_helper(name)) {
       const PyNode* axis_node = a0 ? a0 : keyword(e, "axis");
       auto axis = axis_node ? int_constant(*axis_node) : std::optional<long long>(0);
       if (!axis || !ctx_->launch) return std::nullopt;
@@ -433,7 +429,7 @@ std::optional<std::vector<long long>> KernelView::shape_impl(const PyNode& e, in
   if (name == "tl.zeros" || name == "tl.full" || name == "tl.empty") return dims(a0 ? a0 : keyword(e, "shape"));
   if (name == "tl.load") return sub(pointer_arg(e));
   if (name == "tl.program_id" || name == "tl.num_programs" || name == "tl.cdiv" || name == "triton.cdiv" ||
-      name == "float" || name == "int" || is_program_id_helper(name))
+      name == "float" || name == "int" || normalize_triton_name(name) == "tl.program_id" || is_program_id_helper(name))
     return Shape{};
   if (is_hint(name) || name == "tl.cast") return sub(a0);
   if (is_elementwise(name)) return all(e.children_in("args"));

@@ -2,6 +2,10 @@
 
 namespace tdx::l0 {
 
+bool is_program_id_helper(const std::string& callee) {
+  return (callee == "program_id" || callee.ends_with(".program_id")) && normalize_triton_name(callee) != "tl.program_id";
+}
+
 ProgramIdRead program_id_read(const KernelView& view, const PyNode& expr) {
   const PyNode* n = &expr;
   if (n->type == "Name") {
@@ -19,7 +23,7 @@ ProgramIdRead program_id_read(const KernelView& view, const PyNode& expr) {
   if (n->type != "Call") return {};
   const std::string callee = call_name(*n);
   const bool triton_own = normalize_triton_name(callee) == "tl.program_id";
-  if (!triton_own && callee != "program_id" && !callee.ends_with(".program_id")) return {};
+  if (!triton_own && !is_program_id_helper(callee)) return {};
   const PyNode* axis = argument(*n, 0) ? argument(*n, 0) : keyword(*n, "axis");
   auto v = axis ? int_constant(*axis) : std::nullopt;
   if (!v) return {};

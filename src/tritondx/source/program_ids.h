@@ -16,4 +16,8 @@ struct ProgramIdRead {
 // The read `expr` is (through one local name), or axis -1.
 ProgramIdRead program_id_read(const KernelView& view, const PyNode& expr);
 
+// Is `callee` a helper called `program_id` around tl.program_id (FlagGems' `tle.program_id`),
+// not tl.program_id itself?
+bool is_program_id_helper(const std::string& callee);
+
 }  // namespace tdx::l0

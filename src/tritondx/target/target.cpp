@@ -37,10 +37,16 @@ Expected<TargetDescription> parse_target(const nlohmann::json& j) {
   return t;
 }
 
+namespace {
+// targets/ of the project, or TRITONDX_TARGETS_DIR.
+std::filesystem::path targets_dir() {
+  if (const char* d = std::getenv("TRITONDX_TARGETS_DIR"); d && *d) return d;
+  return std::filesystem::path(TRITONDX_SOURCE_DIR) / "targets";
+}
+}  // namespace
+
 Expected<TargetDescription> load_target(const std::string& name) {
-  std::filesystem::path dir = std::filesystem::path(TRITONDX_SOURCE_DIR) / "targets";
-  if (const char* d = std::getenv("TRITONDX_TARGETS_DIR"); d && *d) dir = d;
-  auto path = dir / (name + ".json");
+  auto path = targets_dir() / (name + ".json");
   std::ifstream in(path);
   if (!in) return fail(Stage::Task, "unknown target (no description file)", 0, path.string());
   try {
@@ -55,8 +61,7 @@ bool describes_device(const TargetDescription& target, const std::string& device
 }
 
 Expected<TargetDescription> target_for_device(const std::string& device) {
-  std::filesystem::path dir = std::filesystem::path(TRITONDX_SOURCE_DIR) / "targets";
-  if (const char* d = std::getenv("TRITONDX_TARGETS_DIR"); d && *d) dir = d;
+  const std::filesystem::path dir = targets_dir();
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.path().extension() != ".json") continue;

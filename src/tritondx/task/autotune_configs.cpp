@@ -28,11 +28,15 @@ std::optional<size_t> Configs::find(const Config& c) const {
   return std::nullopt;
 }
 
-Config Configs::with_option(std::string_view option, int value) const {
-  Config c = configs.at(diagnosed);
+void set_option(Config& c, std::string_view option, int value) {
   if (option == "num_warps") c.num_warps = value;
   if (option == "num_stages") c.num_stages = value;
   if (option == "maxnreg") c.maxnreg = value;
+}
+
+Config Configs::with_option(std::string_view option, int value) const {
+  Config c = configs.at(diagnosed);
+  set_option(c, option, value);
   return c;
 }
 

@@ -37,6 +37,9 @@ struct Configs {
   Config with_option(std::string_view option, int value) const;
 };
 
+// Sets launch option `option` (num_warps, num_stages or maxnreg) of `c`.
+void set_option(Config& c, std::string_view option, int value);
+
 // The autotuner's configs for `kernel`; nullopt when the capture found none.
 std::optional<Configs> configs_of(const Task& task, std::string_view kernel, const LaunchInfo* launch);
 

@@ -195,15 +195,16 @@ void NarrowGlobalAccessRule::check(const KernelContext& ctx, FindingSink& sink) 
                  "alone would not widen the access.";
     if (mv && !mv->explanation.empty()) f.cause += " " + mv->explanation;
     f.confidence = limiter == "unknown" ? 0.5 : 0.8;
+    // The launch's value of the argument at the root of the lost alignment (0: none known).
+    const long long root_value = mv && !mv->root_argument.empty() && ctx.launch
+                                     ? ctx.launch->int_arg(mv->root_argument).value_or(0)
+                                     : 0;
     if (limiter == "mask")
       f.proposals.push_back({"even-shape-heuristic",
                              "compile an unmasked variant for shapes that are multiples of the block (a constexpr "
                              "EVEN flag from @triton.heuristics) so full blocks load without per-element predicates",
                              {{"line", g.line}, {"vector_bits", ideal_bits}}});
-    else if (const long long root_value = limiter == "alignment" && mv && !mv->root_argument.empty() && ctx.launch
-                                              ? ctx.launch->int_arg(mv->root_argument).value_or(0)
-                                              : 0;
-             root_value % 16 != 0)
+    else if (limiter == "alignment" && root_value % 16 != 0)
       // The data is not aligned for this launch: no hint can prove what is not true.
       f.proposals.push_back({kAdvice,
                              fmt::format("{0}={1} is not a multiple of 16, so no hint can prove the alignment; pad "

@@ -266,9 +266,14 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
     // Rewrite proposals derived from the culprit. Specializing an argument helps only when the
     // launch's value of it is a multiple of 16 (else the padding advice stands alone).
     const std::string root = mv->root_argument;
-    auto specializable = [&](const std::string& arg) {
-      auto v = ctx.launch ? ctx.launch->int_arg(arg) : std::nullopt;
-      return !v || *v % 16 == 0;
+    auto propose_specialization = [&] {
+      auto v = ctx.launch ? ctx.launch->int_arg(root) : std::nullopt;
+      if (v && *v % 16 != 0) return;
+      f.proposals.push_back({"add-multiple-of-hint",
+                             fmt::format("let the JIT specialize {0} (not in do_not_specialize) when it is a multiple of "
+                                         "16 (a `tl.multiple_of` hint on a kernel argument is dropped by Triton 3.6)",
+                                         root),
+                             {{"value", root}, {"multiple", 16}}});
     };
     if (mv->limited_by == "mask" && !root.empty()) {
       f.proposals.push_back({"unmasked-full-blocks",
@@ -278,12 +283,7 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
                              {{"bound", root}, {"line", line}}});
       f.proposals.push_back({kAdvice, fmt::format("pad {} (and the buffers) to a multiple of 16", root),
                              {{"arg", root}, {"multiple", 16}}});
-      if (specializable(root))
-        f.proposals.push_back({"add-multiple-of-hint",
-                               fmt::format("let the JIT specialize {0} (not in do_not_specialize) when it is a multiple of "
-                                           "16 (a `tl.multiple_of` hint on a kernel argument is dropped by Triton 3.6)",
-                                           root),
-                               {{"value", root}, {"multiple", 16}}});
+      propose_specialization();
     } else if (mv->limited_by == "alignment" && !root.empty()) {
       const MlirType* rt = nullptr;
       for (const MlirFunction& fn : m.functions)
@@ -306,12 +306,7 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
                                            std::max(16 * 8 / std::max(bits, 1), 1)),
                                {{"arg", root}, {"multiple", std::max(16 * 8 / std::max(bits, 1), 1)}}});
       }
-      if (specializable(root))
-        f.proposals.push_back({"add-multiple-of-hint",
-                               fmt::format("let the JIT specialize {0} (not in do_not_specialize) when it is a multiple of "
-                                           "16 (a `tl.multiple_of` hint on a kernel argument is dropped by Triton 3.6)",
-                                           root),
-                               {{"value", root}, {"multiple", 16}}});
+      propose_specialization();
     }
     // An argument the JIT cannot specialize (not a multiple of 16) may still be a multiple of 2..8:
     // rebuilt as (a // d) * d under a launch-time flag, AxisInfo sees that divisibility.

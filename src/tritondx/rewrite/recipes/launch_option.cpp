@@ -76,7 +76,7 @@ Expected<std::vector<TextEdit>> LaunchOptionRecipe::edits(const RecipeInput& in)
     auto tuned = TDX_TRY(autotune_space::of(in.ctx, line));
     if (!tuned) return fail(Stage::Rewrite, fmt::format("@triton.heuristics computes {}", key), line);
     return autotune_space::add_variant(
-        in.ctx, *tuned, [&](autotune_space::Config& c) { (key == "num_warps" ? c.num_warps : c.num_stages) = int(value); },
+        in.ctx, *tuned, [&](autotune_space::Config& c) { autotune::set_option(c, key, int(value)); },
         fmt::format("{}={}", key, value), line);
   }
   auto site = TDX_TRY(launch_util::find_launch(in.ctx, line));

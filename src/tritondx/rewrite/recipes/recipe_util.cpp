@@ -38,19 +38,14 @@ std::string parenthesized(const KernelContext& ctx, const PyNode& node) {
   return atomic ? text(ctx, node) : "(" + text(ctx, node) + ")";
 }
 
-namespace {
-void collect_names(const PyNode& e, std::vector<const PyNode*>& out) {
-  if (e.type == "Name") out.push_back(&e);
-  for (const auto& c : e.children) collect_names(c, out);
-}
-}  // namespace
-
 std::optional<std::string> with_names_replaced(
     const KernelContext& ctx, const PyNode& node,
     const std::function<std::optional<std::string>(const std::string&)>& replacement) {
   if (node.line != node.end_line) return std::nullopt;
   std::vector<const PyNode*> names;
-  collect_names(node, names);
+  PyModule::walk(node, [&](const PyNode& n) {
+    if (n.type == "Name") names.push_back(&n);
+  });
   std::sort(names.begin(), names.end(), [](const PyNode* a, const PyNode* b) { return a->col < b->col; });
   std::string source = text(ctx, node), out;
   size_t at = 0;
