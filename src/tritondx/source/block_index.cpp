@@ -178,6 +178,13 @@ std::optional<MaskBound> mask_bound(const KernelView& view, const PyNode& c) {
   return b;
 }
 
+Coverage Coverage::of_reaching_blocks(long long block) const {
+  Coverage c = *this;
+  c.blocks = std::min(blocks, (valid + block - 1) / block);
+  c.lanes = c.blocks * block;
+  return c;
+}
+
 std::optional<Coverage> coverage(const BlockIndex& index, long long limit) {
   auto blocks = index.blocks();
   if (!blocks) return std::nullopt;

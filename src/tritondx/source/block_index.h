@@ -46,6 +46,9 @@ struct Coverage {
   long long lanes = 0;  // blocks * block
   long long valid = 0;  // lanes with index < limit
   double masked_fraction() const { return lanes ? double(lanes - valid) / double(lanes) : 0.0; }
+  // The same count over the blocks that reach the limit only: a grid that launches blocks past
+  // it (a program sized for another tensor's extent) leaves those idle whatever the block size.
+  Coverage of_reaching_blocks(long long block) const;
 };
 std::optional<Coverage> coverage(const BlockIndex& index, long long limit);
 

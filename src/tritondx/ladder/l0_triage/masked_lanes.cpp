@@ -11,8 +11,8 @@ class MaskedLanesRule final : public L0Rule {
   std::string_view id() const override { return "l0-masked-lanes"; }
   std::string_view description() const override {
     return "A block is much larger than the extent it covers in the captured launch: the masked "
-           "fraction of its lanes, computed from the block, the number of blocks and the mask's "
-           "bound (e.g. BLOCK=1024 over n=100 leaves 90% of the lanes masked), reaches "
+           "fraction of its lanes, computed from the block, the number of blocks that reach "
+           "the mask's bound and that bound (e.g. BLOCK=1024 over n=100 leaves 90% of the lanes masked), reaches "
            "min_masked_fraction. Masked lanes still occupy threads, registers and issue slots, so "
            "the program does the work of the whole block for a fraction of the data; a smaller "
            "block (or a chunk that divides the extent better) does the same work with fewer idle lanes.";
@@ -35,29 +35,32 @@ void MaskedLanesRule::check(const KernelContext& ctx, FindingSink& sink) const {
     auto bi = decompose_block_index(view, *b.index);
     if (!bi) continue;
     long long limit = b.limit_range->lo + (b.inclusive ? 1 : 0);
-    auto cov = coverage(*bi, limit);
-    if (!cov || cov->valid <= 0 || cov->masked_fraction() < min_fraction_) continue;
+    auto launched = coverage(*bi, limit);
+    if (!launched || launched->valid <= 0) continue;
+    auto cov = launched->of_reaching_blocks(bi->block);
+    if (cov.masked_fraction() < min_fraction_) continue;
     int line = bi->arange->line;
     if (std::find(reported.begin(), reported.end(), line) != reported.end()) continue;
     reported.push_back(line);
 
     long long extent = limit - bi->start.lo;
-    long long proposed = cov->blocks == 1 ? std::max(16LL, next_pow2(extent)) : best_chunk(extent, bi->block, 0.25);
+    long long proposed = cov.blocks == 1 ? std::max(16LL, next_pow2(extent)) : best_chunk(extent, bi->block, 0.25);
+    if (proposed >= bi->block) continue;  // no smaller block masks fewer lanes
     long long new_lanes = (extent + proposed - 1) / proposed * proposed;
     const PyNode* size_arg = argument(*bi->arange, 1);
     std::string size_text = size_arg ? view.text(*size_arg) : std::string();
 
     Finding f = finding_at(view, line);
     f.symptom = fmt::format("{:.0f}% of the block's lanes are masked: {} lanes for {} elements",
-                            100 * cov->masked_fraction(), cov->lanes, cov->valid);
+                            100 * cov.masked_fraction(), cov.lanes, cov.valid);
     f.evidence.push_back(view.source(line, fmt::format("block of {} lanes", bi->block)));
     f.evidence.push_back(view.source(b.compare->line, fmt::format("mask bound: {} (limit {})", view.text(*b.compare), limit)));
     f.evidence.push_back(view.launch_evidence(fmt::format("{}; {} block(s) of {} lanes cover {} elements",
-                                                          view.launch_values(*b.compare), cov->blocks, bi->block, extent)));
+                                                          view.launch_values(*b.compare), cov.blocks, bi->block, extent)));
     f.cause = fmt::format("the block ({}) is sized independently of the extent ({}): {} of {} lanes do no useful "
                           "work but still hold registers and issue instructions",
-                          bi->block, extent, cov->lanes - cov->valid, cov->lanes);
-    f.confidence = cov->masked_fraction() >= 0.75 ? 0.7 : 0.55;
+                          bi->block, extent, cov.lanes - cov.valid, cov.lanes);
+    f.confidence = cov.masked_fraction() >= 0.75 ? 0.7 : 0.55;
     f.proposals.push_back(
         {"resize-block",
          fmt::format("size {} from the extent: {} ({} lanes for {} elements, {:.0f}% masked)",

@@ -229,7 +229,7 @@ const PyNode* other_use_of_value(const LaunchSite& site, long long value,
     return false;
   };
   // `NAME = value` (or a dict, list or tuple literal holding it: AMD's `extra_kargs = {...}`
-  // passed as `**extra_kargs`) whose every read of NAME is inside a skipped node.
+  // passed as `**extra_kargs`) whose every read of NAME, if any, is inside a skipped node.
   auto feeds_only_skipped = [&](const PyNode& constant) {
     const PyNode* held = &constant;
     while (held->parent && (held->parent->type == "Dict" || held->parent->type == "List" ||
@@ -241,13 +241,12 @@ const PyNode* other_use_of_value(const LaunchSite& site, long long value,
     auto targets = assign->children_in("targets");
     if (targets.size() != 1 || targets[0]->type != "Name") return false;
     const std::string name = targets[0]->str_field("id");
-    bool read = false, only_skipped = true;
+    bool only_skipped = true;
     PyModule::walk(*site.enclosing, [&](const PyNode& n) {
       if (n.type != "Name" || n.str_field("id") != name || n.fields.value("ctx", "") != "Load") return;
-      read = true;
       only_skipped = only_skipped && within_skipped(&n);
     });
-    return read && only_skipped;
+    return only_skipped;  // a name never read feeds nothing (a launch option a recipe replaced)
   };
   const PyNode* other = nullptr;
   PyModule::walk(*site.enclosing, [&](const PyNode& n) {

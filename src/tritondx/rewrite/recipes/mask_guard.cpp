@@ -68,6 +68,20 @@ std::optional<std::vector<std::string>> argument_names(const KernelView& view, c
   if (!ok || names.empty()) return std::nullopt;
   return names;
 }
+
+// `E - j * BLOCK` (or `E - BLOCK * j`) with BLOCK spelled as the block: E. The tutorial matmul's
+// `offs_k < K - k * BLOCK_SIZE_K` is the block index `k * BLOCK_SIZE_K + tl.arange(0, BLOCK_SIZE_K)`
+// against K, whatever integer k is, so it is even exactly when K is.
+const PyNode* less_block_multiple(const KernelView& view, const PyNode& limit, const PyNode& block) {
+  if (limit.type != "BinOp" || limit.str_field("op") != "Sub") return nullptr;
+  const PyNode* product = limit.child("right");
+  if (!product || product->type != "BinOp" || product->str_field("op") != "Mult") return nullptr;
+  const std::string block_text = view.text(block);
+  for (const char* side : {"left", "right"})
+    if (const PyNode* factor = product->child(side); factor && view.text(*factor) == block_text)
+      return limit.child("left");
+  return nullptr;
+}
 }  // namespace
 
 Expected<BlockBound> block_bound(const KernelView& view, const PyNode& c, int line) {
@@ -82,21 +96,24 @@ Expected<BlockBound> block_bound(const KernelView& view, const PyNode& c, int li
   if (!block_names || !start || int_constant(*start) != 0)
     return fail(Stage::Rewrite,
                 fmt::format("`{}`: the index is not a block tl.arange(0, BLOCK) of a constexpr", view.text(c)), line);
-  auto limit_names = argument_names(view, *b->limit, false);
-  if (!limit_names || b->limit->line != b->limit->end_line)
+  const PyNode* limit = b->limit;
+  if (!argument_names(view, *limit, false))
+    if (const PyNode* even_part = less_block_multiple(view, *limit, *size)) limit = even_part;
+  auto limit_names = argument_names(view, *limit, false);
+  if (!limit_names || limit->line != limit->end_line)
     return fail(Stage::Rewrite, fmt::format("`{}`: the bound is not an expression of kernel arguments", view.text(c)),
                 line);
   BlockBound bb;
   bb.bound = *b;
   bb.index = *bi;
-  bb.limit_expr = b->limit;
+  bb.limit_expr = limit;
   bb.block_expr = size;
-  bb.limit = recipe_util::parenthesized(ctx, *b->limit);
+  bb.limit = recipe_util::parenthesized(ctx, *limit);
   bb.block = recipe_util::parenthesized(ctx, *size);
   bb.limit_names = std::move(*limit_names);
   bb.block_names = std::move(*block_names);
-  bb.limit_value = view.value(*b->limit);
-  if (!bb.limit_value && b->limit->type == "Name") bb.limit_value = ctx.launch->int_arg(b->limit->str_field("id"));
+  bb.limit_value = view.value(*limit);
+  if (!bb.limit_value && limit->type == "Name") bb.limit_value = ctx.launch->int_arg(limit->str_field("id"));
   bb.block_value = view.value(*size);
   bb.constexpr_only = std::all_of(bb.limit_names.begin(), bb.limit_names.end(),
                                   [&](const std::string& n) { return view.signature(n) == "constexpr"; });

@@ -21,8 +21,9 @@ struct MaskedStatement {
 Expected<MaskedStatement> masked_statement(const l0::KernelView& view, int line);
 
 // A mask term `index < n` whose index is a block `start + tl.arange(0, BLOCK)` and whose bound n
-// is an expression of kernel arguments (`n`, `hd // 2`); BLOCK is a constexpr expression (`BLOCK`,
-// `pad_hd // 2`). An error naming the term otherwise.
+// is an expression of kernel arguments (`n`, `hd // 2`), or such an expression less a multiple of
+// the block (`K - k * BLOCK_K`, whose even part it keeps); BLOCK is a constexpr expression
+// (`BLOCK`, `pad_hd // 2`). An error naming the term otherwise.
 struct BlockBound {
   l0::MaskBound bound;
   l0::BlockIndex index;
