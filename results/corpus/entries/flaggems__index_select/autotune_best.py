@@ -140,7 +140,7 @@ def index_select(inp, dim, index):
         triton.cdiv(M, meta["BLOCK_M"]),
         triton.cdiv(index_len, meta["BLOCK_N"]),
     )
-    index_select_kernel[grid](inp, out, M, N, index, index_len, num_warps=8, num_stages=4)
+    index_select_kernel[grid](inp, out, M, N, index, index_len, num_warps=8, num_stages=2)
     if dim != out.ndim - 1:
         order = [i for i in range(out.ndim - 1)]
         order.insert(dim, out.ndim - 1)

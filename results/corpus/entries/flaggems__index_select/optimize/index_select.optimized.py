@@ -140,7 +140,7 @@ def index_select(inp, dim, index):
         triton.cdiv(M, meta["BLOCK_M"]),
         triton.cdiv(index_len, meta["BLOCK_N"]),
     )
-    index_select_kernel[grid](inp, out, M, N, index, index_len, num_warps=8)
+    index_select_kernel[grid](inp, out, M, N, index, index_len)
     if dim != out.ndim - 1:
         order = [i for i in range(out.ndim - 1)]
         order.insert(dim, out.ndim - 1)
