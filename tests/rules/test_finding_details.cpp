@@ -203,5 +203,23 @@ TEST(FindingDetails, MultiPassReductionProposesOnlineSoftmaxOnlyForSoftmax) {
   EXPECT_TRUE(layer_norm.count("advice"));
 }
 
+// A rule proposes a retiling recipe (rows-per-program, reorder-tile, flatten-contiguous-rows) only
+// for straight-line elementwise kernels, the ones those recipes rewrite; a kernel that reduces gets
+// the same change as advice that names the reducing call.
+TEST(FindingDetails, RetilingProposalsOfAReducingKernelAreAdvice) {
+  auto elementwise = findings_of("l0-short-row-per-program", "tests/rules/l0/l0-short-row-per-program/fires.py");
+  ASSERT_EQ(elementwise.size(), 1u);
+  ASSERT_EQ(elementwise[0].proposals.size(), 1u);
+  EXPECT_EQ(elementwise[0].proposals[0].recipe, "rows-per-program");
+
+  auto reducing = findings_of("l0-short-row-per-program", "tests/rules/l0/l0-short-row-per-program/fires_reducing.py");
+  ASSERT_EQ(reducing.size(), 1u);
+  ASSERT_EQ(reducing[0].proposals.size(), 1u);
+  EXPECT_TRUE(reducing[0].proposals[0].recipe.empty());
+  EXPECT_NE(reducing[0].proposals[0].description.find("rows-per-program cannot: line 14: tl.sum: the kernel reduces"),
+            std::string::npos)
+      << reducing[0].proposals[0].description;
+}
+
 }  // namespace
 }  // namespace tdx

@@ -1,6 +1,7 @@
 // l0-short-row-per-program: every program handles one short row, and there are very many programs.
 #include "tritondx/source/block_index.h"
 #include "tritondx/ladder/l0_triage/l0_rule.h"
+#include "tritondx/source/retiling.h"
 
 namespace tdx {
 namespace {
@@ -91,9 +92,12 @@ void ShortRowPerProgramRule::check(const KernelContext& ctx, FindingSink& sink) 
                         "paid per {} bytes, and {} threads share {} elements{}",
                         bytes, threads, row, row < threads ? " (the rest load duplicates)" : "");
   f.confidence = 0.7;
-  f.proposals.push_back({"rows-per-program",
-                         "give each program several consecutive rows: a [TILE_ROWS, BLOCK] tile per access",
-                         {{"line", first_row_load->line}, {"elements", row}}});
+  const std::string change = "give each program several consecutive rows: a [TILE_ROWS, BLOCK] tile per access";
+  if (auto blocker = retiling_blocker(view.function()))
+    f.proposals.push_back({kAdvice, fmt::format("{} (rows-per-program cannot: {})", change, describe(*blocker)),
+                           {{"line", first_row_load->line}, {"elements", row}}});
+  else
+    f.proposals.push_back({"rows-per-program", change, {{"line", first_row_load->line}, {"elements", row}}});
   sink.report(std::move(f));
 }
 

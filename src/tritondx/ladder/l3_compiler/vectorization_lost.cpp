@@ -12,6 +12,7 @@
 #include "tritondx/ladder/context.h"
 #include "tritondx/source/kernel_view.h"
 #include "tritondx/ladder/l3_compiler/rules.h"
+#include "tritondx/source/retiling.h"
 
 namespace tdx {
 namespace {
@@ -296,11 +297,15 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
                                            root),
                                {{"arg", root}, {"bytes", 16}}});
       } else {
-        f.proposals.push_back({"flatten-contiguous-rows",
-                               fmt::format("if the rows behind {} are contiguous, run the kernel over the flat "
-                                           "rows x columns elements (aligned) instead of row by row",
-                                           root),
-                               {{"stride", root}}});
+        const std::string flatten = fmt::format("if the rows behind {} are contiguous, run the kernel over the flat "
+                                                "rows x columns elements (aligned) instead of row by row",
+                                                root);
+        if (auto blocker = ctx.function ? l0::retiling_blocker(*ctx.function) : std::nullopt)
+          f.proposals.push_back({kAdvice,
+                                 fmt::format("{} (flatten-contiguous-rows cannot: {})", flatten, l0::describe(*blocker)),
+                                 {{"stride", root}}});
+        else
+          f.proposals.push_back({"flatten-contiguous-rows", flatten, {{"stride", root}}});
         f.proposals.push_back({kAdvice,
                                fmt::format("pad the dimension behind {} to a multiple of {} elements", root,
                                            std::max(16 * 8 / std::max(bits, 1), 1)),

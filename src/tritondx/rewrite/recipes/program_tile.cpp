@@ -5,25 +5,13 @@
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/statement_util.h"
+#include "tritondx/source/retiling.h"
 
 namespace tdx::program_tile {
 
 std::optional<Diagnostic> refuse_non_elementwise(const l0::KernelView& view, int line) {
-  std::string blocker;
-  PyModule::walk(view.function(), [&](const PyNode& n) {
-    if (blocker.empty() && (n.type == "For" || n.type == "While" || n.type == "If" || n.type == "IfExp"))
-      blocker = fmt::format("line {}: a {} statement", n.line, n.type);
-  });
-  if (!blocker.empty())
-    return fail(Stage::Rewrite, blocker + " (only straight-line kernels are retiled)", line).error();
-  if (stmt_util::contains_call(view.function(), {"tl.sum", "tl.max", "tl.min", "tl.argmax", "tl.argmin", "tl.reduce",
-                                                 "tl.cumsum", "tl.cumprod", "tl.associative_scan", "tl.dot",
-                                                 "tl.sort", "tl.histogram", "tl.xor_sum", "tl.trans", "tl.view",
-                                                 "tl.permute", "tl.broadcast_to", "tl.expand_dims", "tl.atomic_add",
-                                                 "tl.atomic_max", "tl.atomic_min", "tl.atomic_cas", "tl.atomic_xchg"}))
-    return fail(Stage::Rewrite, "the kernel reduces, transposes, expands or updates atomically; a second tile "
-                                "dimension would change that", line)
-        .error();
+  if (auto blocker = l0::retiling_blocker(view.function()))
+    return fail(Stage::Rewrite, l0::describe(*blocker), line).error();
   return std::nullopt;
 }
 
