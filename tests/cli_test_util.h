@@ -37,6 +37,13 @@ inline ProcessResult run(const std::vector<std::string>& args, const std::map<st
   return run_process(args, "", options);
 }
 
+// tools/check_html.py on `file`: html5lib's strict parser (the HTML standard's parsing algorithm)
+// and the page structure every report must have. Exit 0 and no output when the page passes.
+inline ProcessResult check_html(const std::filesystem::path& file) {
+  return run({std::string(TRITONDX_SOURCE_DIR) + "/.venv/bin/python", std::string(TRITONDX_SOURCE_DIR) + "/tools/check_html.py",
+              file.string()});
+}
+
 // The environment that answers the bridge's GPU verbs with the stand-in GPU
 // (tests/optimize/gpu_stand_in.py), plus `extra` (STAND_IN_* settings).
 inline std::map<std::string, std::string> stand_in_gpu(std::map<std::string, std::string> extra = {}) {

@@ -1,8 +1,12 @@
 // `tritondx inspect` on every example, end to end: bridge, Triton compile, parsers, report.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
+#include "../cli_test_util.h"
 #include "run_tritondx.h"
 
 namespace tdx::e2e {
@@ -87,6 +91,22 @@ TEST(InspectE2E, TextAndHtmlFormats) {
   EXPECT_EQ(html.out.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(html.out.find("<table>"), std::string::npos);
   EXPECT_NE(html.out.find("</html>"), std::string::npos);
+  const auto page = std::filesystem::temp_directory_path() / "tritondx-inspect-e2e.html";
+  std::ofstream(page) << html.out;
+  auto checked = cli_test::check_html(page);
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+}
+
+// diagnose's HTML page (the source beside its IR, findings inline) is a page the strict parser
+// accepts, with header cells in its tables.
+TEST(DiagnoseE2E, HtmlPagePassesTheStrictParser) {
+  auto html = run_tritondx({"diagnose", source_path("examples/softmax.py"), "--format", "html"});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_NE(html.out.find("<th>line</th>"), std::string::npos);
+  const auto page = std::filesystem::temp_directory_path() / "tritondx-diagnose-e2e.html";
+  std::ofstream(page) << html.out;
+  auto checked = cli_test::check_html(page);
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
 }
 
 TEST(InspectE2E, UnknownKernelNameIsAnError) {

@@ -61,7 +61,12 @@ TEST(OptimizeE2E, CpuRunWritesTheReportTheOptimizedKernelAndTheStore) {
   std::string md = read(out / "report.md");
   EXPECT_NE(md.find("**No GPU**"), std::string::npos);
   EXPECT_NE(md.find("## Accepted rewrites"), std::string::npos);
-  EXPECT_NE(read(out / "report.html").find("<pre class=\"diff\">"), std::string::npos);
+  const std::string html = read(out / "report.html");
+  EXPECT_NE(html.find("<pre class=\"diff\">"), std::string::npos);
+  EXPECT_NE(html.find("<h2>Accepted rewrites</h2>"), std::string::npos) << html;
+  EXPECT_EQ(html.find("**"), std::string::npos) << html;  // no Markdown left as text
+  auto checked = cli_test::check_html(out / "report.html");
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
 
   auto store = Store::open((out / "store.sqlite").string());
   ASSERT_TRUE(store.has_value()) << store.error().to_string();
@@ -227,6 +232,14 @@ TEST(OptimizeE2E, LaunchTuningRunsLastAndItsWinnerIsACandidate) {
   EXPECT_NE(md.find("`launch-tune` (candidate"), std::string::npos) << md;
   EXPECT_NE(md.find("## Launch tuning"), std::string::npos) << md;
   EXPECT_EQ(md.find("line 0"), std::string::npos) << md;  // it targets no finding, so no line
+  // The HTML page of a measured run: a chart of the measured candidates, the tuning table, and a
+  // page the strict parser accepts.
+  const std::string html = read(out / "report.html");
+  EXPECT_NE(html.find("<svg"), std::string::npos) << html;
+  EXPECT_NE(html.find("<h2>Launch tuning</h2>"), std::string::npos) << html;
+  EXPECT_NE(html.find("Measured on: "), std::string::npos) << html;
+  auto checked = cli_test::check_html(out / "report.html");
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
 }
 
 TEST(OptimizeE2E, NoTuneSkipsTheLaunchGrid) {

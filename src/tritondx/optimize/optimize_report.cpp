@@ -2,13 +2,12 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "tritondx/core/check.h"
 
-#include "tritondx/report/html.h"
+#include "tritondx/report/optimize_html.h"
 
 namespace tdx {
 
@@ -90,6 +89,20 @@ std::string evidence_markdown(const Finding& f) {
 
 }  // namespace
 
+// What the kept kernel's outputs were compared with (a task without `reference` is verified
+// against its initial kernel alone).
+static std::string verified_against(const SearchNode& n) {
+  std::string out;
+  if (n.evaluation.contains("measurement"))
+    for (const auto& r : n.evaluation["measurement"].value("references", nlohmann::json::array()))
+      out += (out.empty() ? "" : " and ") + r.get<std::string>();
+  if (out == "the initial kernel")
+    return "the initial kernel (a frozen copy of the task as the run found it; the task has no `reference`)";
+  return out.empty() ? "nothing but itself: the task has no `reference`, and this is the initial kernel (it ran, and "
+                       "repeated its results)"
+                     : out;
+}
+
 nlohmann::json optimize_to_json(const OptimizeResult& r) {
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& n : r.nodes) nodes.push_back(node_json(r, n));
@@ -97,7 +110,12 @@ nlohmann::json optimize_to_json(const OptimizeResult& r) {
   for (size_t i : r.best_path) path.push_back(r.nodes[i].id);
   const auto& o = r.nodes.front().score;
   const auto& b = r.nodes[r.best].score;
+  nlohmann::json measured_on;
+  if (r.gpu && r.nodes.front().evaluation.contains("measurement"))
+    measured_on = r.nodes.front().evaluation["measurement"].value("device", "");
   return {{"task", r.task_path},
+          {"device", measured_on},
+          {"verified_against", r.gpu ? nlohmann::json(verified_against(r.nodes[r.best])) : nlohmann::json()},
           {"out_dir", r.out_dir},
           {"store", r.store_path},
           {"run_id", r.run_id},
@@ -119,20 +137,6 @@ nlohmann::json optimize_to_json(const OptimizeResult& r) {
           {"llm_usage", r.llm_usage},
           {"attempts", attempts_to_json(r.attempts)},
           {"actionability", actionability_to_json(r.actionability)}};
-}
-
-// What the kept kernel's outputs were compared with (a task without `reference` is verified
-// against its initial kernel alone).
-static std::string verified_against(const SearchNode& n) {
-  std::string out;
-  if (n.evaluation.contains("measurement"))
-    for (const auto& r : n.evaluation["measurement"].value("references", nlohmann::json::array()))
-      out += (out.empty() ? "" : " and ") + r.get<std::string>();
-  if (out == "the initial kernel")
-    return "the initial kernel (a frozen copy of the task as the run found it; the task has no `reference`)";
-  return out.empty() ? "nothing but itself: the task has no `reference`, and this is the initial kernel (it ran, and "
-                       "repeated its results)"
-                     : out;
 }
 
 std::string render_optimize_markdown(const OptimizeResult& r) {
@@ -220,70 +224,6 @@ std::string render_optimize_markdown(const OptimizeResult& r) {
   return md;
 }
 
-std::string render_optimize_html(const OptimizeResult& r) {
-  // The Markdown report's content, each section as HTML; diffs coloured per line.
-  std::string md = render_optimize_markdown(r);
-  std::string body;
-  bool in_code = false, in_table = false, in_list = false;
-  std::istringstream in(md);
-  auto close_blocks = [&] {
-    if (in_table) body += "</table>\n";
-    if (in_list) body += "</ul>\n";
-    in_table = in_list = false;
-  };
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("```", 0) == 0) {
-      if (!in_code) close_blocks();
-      body += in_code ? "</pre>\n" : "<pre class=\"diff\">";
-      in_code = !in_code;
-      continue;
-    }
-    if (in_code) {
-      std::string cls = line.rfind("+", 0) == 0 ? "add" : line.rfind("-", 0) == 0 ? "del" : line.rfind("@@", 0) == 0 ? "hunk" : "";
-      body += cls.empty() ? html_escape(line) + "\n" : fmt::format("<span class=\"{}\">{}</span>\n", cls, html_escape(line));
-      continue;
-    }
-    if (line.rfind("|", 0) == 0) {
-      if (line.rfind("|---", 0) == 0) continue;
-      if (!in_table) {
-        close_blocks();
-        body += "<table>\n";
-        in_table = true;
-      }
-      body += "<tr>";
-      size_t at = 1;
-      while (at < line.size()) {
-        size_t next = line.find('|', at);
-        if (next == std::string::npos) break;
-        body += "<td>" + html_escape(line.substr(at, next - at)) + "</td>";
-        at = next + 1;
-      }
-      body += "</tr>\n";
-      continue;
-    }
-    if (line.rfind("- ", 0) == 0 || line.rfind("  - ", 0) == 0) {
-      if (!in_list) {
-        close_blocks();
-        body += "<ul>\n";
-        in_list = true;
-      }
-      body += "<li>" + html_escape(line.substr(line.find("- ") + 2)) + "</li>\n";
-      continue;
-    }
-    close_blocks();
-    if (line.rfind("### ", 0) == 0) body += "<h3>" + html_escape(line.substr(4)) + "</h3>\n";
-    else if (line.rfind("## ", 0) == 0) body += "<h2>" + html_escape(line.substr(3)) + "</h2>\n";
-    else if (line.rfind("# ", 0) == 0) body += "<h1>" + html_escape(line.substr(2)) + "</h1>\n";
-    else if (!line.empty()) body += "<p>" + html_escape(line) + "</p>\n";
-  }
-  close_blocks();
-  std::string css =
-      "<style>pre.diff{background:#f6f8fa;padding:8px;overflow-x:auto}.add{color:#116329;background:#dafbe1}"
-      ".del{color:#82071e;background:#ffebe9}.hunk{color:#6e7781}td{border:1px solid #ddd;padding:2px 6px;"
-      "vertical-align:top}table{border-collapse:collapse}</style>\n";
-  return "<!DOCTYPE html>\n<html>\n" + html_page_head("tritondx optimize") + css + "<body>\n" + body + "</body>\n</html>\n";
-}
-
 std::string render_optimize_text(const OptimizeResult& r) {
   const SearchNode& orig = r.nodes.front();
   const SearchNode& best = r.nodes[r.best];
@@ -316,8 +256,9 @@ Expected<std::vector<std::string>> write_optimize_outputs(const OptimizeResult& 
   };
   TDX_CHECK(write(dir / (fs::path(r.task_path).stem().string() + ".optimized.py"), r.nodes[r.best].candidate.source));
   TDX_CHECK(write(dir / "report.md", render_optimize_markdown(r)));
-  TDX_CHECK(write(dir / "report.html", render_optimize_html(r)));
-  TDX_CHECK(write(dir / "report.json", optimize_to_json(r).dump(2) + "\n"));
+  const nlohmann::json report = optimize_to_json(r);
+  TDX_CHECK(write(dir / "report.json", report.dump(2) + "\n"));
+  TDX_CHECK(write(dir / "report.html", render_optimize_html(report)));
   return written;
 }
 

@@ -11,8 +11,7 @@
 namespace tdx {
 
 nlohmann::json optimize_to_json(const OptimizeResult& r);
-std::string render_optimize_markdown(const OptimizeResult& r);
-std::string render_optimize_html(const OptimizeResult& r);
+std::string render_optimize_markdown(const OptimizeResult& r);  // the HTML: report/optimize_html.h, from the JSON
 std::string render_optimize_text(const OptimizeResult& r);  // a short terminal summary
 
 // Writes <out_dir>/<stem>.optimized.py and report.{md,html,json}; returns the paths written,

@@ -34,7 +34,7 @@ std::string counts(const std::map<std::string, int>& m) {
 }  // namespace
 
 std::string render_diagnosis_html(const Diagnosis& d, const DiagnosisSession& session) {
-  std::string o = html_page_head("tritondx diagnose: " + d.task_path);
+  std::string o;
   o += fmt::format("<h1>tritondx diagnose <code>{}</code></h1>\n<p>target {}; ladder reached {}: {}</p>\n",
                    html_escape(d.task_path), html_escape(d.target), level_name(d.reached), html_escape(d.stop_reason));
   if (d.compile_error)
@@ -87,8 +87,7 @@ std::string render_diagnosis_html(const Diagnosis& d, const DiagnosisSession& se
       for (const auto* f : fs) o += fmt::format("<p>line {}:</p>{}", line, finding_html(*f));
     }
   }
-  o += "</body></html>\n";
-  return o;
+  return html_page("tritondx diagnose: " + d.task_path, o);
 }
 
 }  // namespace tdx

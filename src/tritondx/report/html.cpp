@@ -19,7 +19,7 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-std::string html_page_head(std::string_view title) {
+std::string html_page(std::string_view title, std::string_view body, std::string_view extra_css) {
   return fmt::format(R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{}</title>
 <style>
@@ -31,9 +31,12 @@ th {{ background: #f0f0f0; }}
 code, pre, .src {{ font-family: ui-monospace, monospace; white-space: pre; }}
 .muted {{ color: #777; }} .warn {{ color: #a40; }} .ok {{ color: #070; }}
 .finding {{ border-left: 4px solid #c60; padding-left: 6px; margin: 4px 0; }}
-</style></head><body>
+{}</style></head>
+<body>
+{}</body>
+</html>
 )",
-                     html_escape(title));
+                     html_escape(title), extra_css, body);
 }
 
 }  // namespace tdx

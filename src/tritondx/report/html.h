@@ -7,7 +7,8 @@
 namespace tdx {
 
 std::string html_escape(std::string_view text);
-// The <head> with inline CSS shared by every tritondx HTML page.
-std::string html_page_head(std::string_view title);
+// A whole tritondx HTML page: the doctype, a <head> with the shared inline CSS (plus `extra_css`),
+// and `body` (already HTML) inside <body>. Every HTML report is written by it.
+std::string html_page(std::string_view title, std::string_view body, std::string_view extra_css = {});
 
 }  // namespace tdx

@@ -69,15 +69,14 @@ void kernel_html(std::string& o, const KernelInspection& k) {
 }  // namespace
 
 std::string render_inspect_html(const InspectReport& r) {
-  std::string o = html_page_head("tritondx inspect: " + r.task.path);
+  std::string o;
   o += fmt::format("<h1>tritondx inspect <code>{}</code></h1>\n<p class=\"muted\">target {}; artifacts in {}; "
                    "compile {:.2f} s, parse {:.3f} s</p>\n",
                    html_escape(r.task.path), html_escape(r.target), html_escape(r.artifacts_dir), r.compile_seconds,
                    r.parse_seconds);
   for (const auto& note : r.notes) o += "<p class=\"muted\">note: " + html_escape(note) + "</p>\n";
   for (const auto& k : r.kernels) kernel_html(o, k);
-  o += "</body></html>\n";
-  return o;
+  return html_page("tritondx inspect: " + r.task.path, o);
 }
 
 }  // namespace tdx
