@@ -1,5 +1,7 @@
 #include "tritondx/bench/bench_run.h"
 
+#include "tritondx/core/command.h"
+
 #include <fmt/format.h>
 
 #include <atomic>
@@ -121,7 +123,7 @@ int run_worker(const BenchRun& run, const std::string& worker, const std::string
   auto queue = WorkQueue::open(queue_path);
   if (!queue) {
     std::cerr << "error: " << queue.error().to_string() << "\n";
-    return 2;
+    return cli::kExitFailed;
   }
   Bridge bridge(BridgeConfig::from_environment());
   if (const char* lock = std::getenv("TRITONDX_GPU_LOCK"))
@@ -166,11 +168,11 @@ int run_workers(const BenchRun& run, const std::vector<std::string>& gpus) {
   auto queue = WorkQueue::open(queue_path.string());
   if (!queue) {
     std::cerr << "error: " << queue.error().to_string() << "\n";
-    return 2;
+    return cli::kExitFailed;
   }
   if (auto filled = queue->fill(todo); !filled) {
     std::cerr << "error: " << filled.error().to_string() << "\n";
-    return 2;
+    return cli::kExitFailed;
   }
   std::string self = fs::read_symlink("/proc/self/exe").string();
   std::vector<std::string> base{self,

@@ -1,8 +1,10 @@
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "tritondx/cli/commands.h"
+#include "tritondx/cli/fail_on.h"
 #include "tritondx/cli/failure.h"
 #include "tritondx/ladder/ladder.h"
 #include "tritondx/measure/measurement.h"
@@ -34,6 +36,7 @@ Runner add_diagnose_command(CLI::App& app) {
     bool profile = false;
     std::string recording;
     std::string report_dir;
+    std::vector<std::string> fail_on;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("diagnose", "Explain why a kernel is slow: L0 triage, L2 IR attribution, L3 compiler analysis");
@@ -52,7 +55,20 @@ Runner add_diagnose_command(CLI::App& app) {
   cmd->add_flag("--profile", o->profile, "On a GPU: measure correctness and timing, run Nsight Compute (L1)");
   cmd->add_option("--recording", o->recording,
                   "Use L1 data recorded on a GPU: a folder with run.json and ncu's details/raw/source CSVs");
-  return [o] {
+  {
+    RuleRegistry registry;
+    register_all_rules(registry);
+    cmd->add_option("--fail-on", o->fail_on,
+                    "Exit 1 when a finding at this level (L0-L3) or of this rule id is reported (repeatable; for CI)")
+        ->check(CLI::Validator(
+            [choices = fail_on_choices(registry)](const std::string& v) {
+              return std::find(choices.begin(), choices.end(), v) != choices.end()
+                         ? std::string()
+                         : v + " is neither a level (L0-L3) nor a rule id (`tritondx rules` lists them)";
+            },
+            "LEVEL|RULE"));
+  }
+  return [o]() -> int {
     Bridge bridge(BridgeConfig::from_environment());
     auto session = DiagnosisSession::open(bridge, o->session);
     if (!session) {
@@ -97,9 +113,16 @@ Runner add_diagnose_command(CLI::App& app) {
     if (d.compile_error) {
       // The report is written (L0 findings kept); the compile error is also on stderr.
       std::cerr << format_failure(*d.compile_error);
-      return 1;
+      return kExitFailed;
     }
-    return 0;
+    if (const auto failing = findings_failing_on(d, o->fail_on); !failing.empty()) {
+      std::cerr << "tritondx: --fail-on: " << failing.size() << " finding(s) selected:\n";
+      for (const Finding* f : failing)
+        std::cerr << "  " << level_name(f->level) << " " << f->rule_id << " at line " << f->loc.line << ": "
+                  << f->symptom << "\n";
+      return kExitFailed;
+    }
+    return kExitOk;
   };
 }
 

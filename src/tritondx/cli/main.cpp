@@ -23,12 +23,19 @@ int main(int argc, char** argv) {
   runners["recipes"] = tdx::cli::add_recipes_command(app);
   runners["bench"] = tdx::cli::add_bench_command(app);
   runners["task-from"] = tdx::cli::add_task_from_command(app);
-  CLI11_PARSE(app, argc, argv);
+  app.footer(tdx::cli::kExitCodesHelp);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version print and succeed; every other parse error is a usage error (CLI11's
+    // own codes, 105-109, are not the table's).
+    return app.exit(e) == 0 ? tdx::cli::kExitOk : tdx::cli::kExitUsage;
+  }
   try {
     for (auto* sub : app.get_subcommands()) return runners.at(sub->get_name())();
   } catch (const std::exception& e) {
     std::cerr << "tritondx: internal error: " << e.what() << "\n";
-    return 3;
+    return tdx::cli::kExitInternal;
   }
-  return 2;
+  return tdx::cli::kExitUsage;
 }
