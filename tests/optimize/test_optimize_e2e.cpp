@@ -43,6 +43,11 @@ TEST(OptimizeE2E, CpuRunWritesTheReportTheOptimizedKernelAndTheStore) {
   auto r = run(optimize_args(out, 2));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("no GPU: correctness and timing not measured"), std::string::npos) << r.out;
+  // Progress on stderr as it goes: a line per evaluated candidate, with the best so far.
+  EXPECT_NE(r.err.find("candidate   1: the original kernel: verified, static estimate"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("candidate   2: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("| best: candidate "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\x1b[2K"), std::string::npos) << r.err;  // no status line: stderr is not a terminal
 
   auto report = nlohmann::json::parse(read(out / "report.json"));
   EXPECT_FALSE(report["gpu"].get<bool>());
@@ -250,6 +255,16 @@ TEST(OptimizeE2E, NoTuneSkipsTheLaunchGrid) {
   EXPECT_TRUE(report["tune"].is_null());
   EXPECT_EQ(report["tune_evaluations"].get<int>(), 0);
   for (const auto& c : report["candidates"]) EXPECT_NE(c.value("recipe", ""), "launch-tune");
+  // Measured candidates report their time and the measured speedup of the best so far.
+  EXPECT_NE(r.err.find(" ms | best: candidate "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("x measured)"), std::string::npos) << r.err;
+}
+
+TEST(OptimizeE2E, QuietPrintsNoProgress) {
+  fs::path out = fresh_dir("quiet");
+  auto r = optimize_on_stand_in(out, {"--no-tune", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.err.find("candidate "), std::string::npos) << r.err;
 }
 
 // Stand-in times for two sibling rewrites of examples/matmul.py: group-program-order (GROUP_SIZE_M)

@@ -1,11 +1,15 @@
 #include "tritondx/optimize/optimize_command.h"
 
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "tritondx/bridge/gpu_worker.h"
 #include "tritondx/optimize/optimize_many.h"
 #include "tritondx/optimize/optimize_report.h"
+#include "tritondx/optimize/progress_printer.h"
 #include "tritondx/optimize/search.h"
 
 namespace tdx::cli {
@@ -14,6 +18,7 @@ Runner add_optimize_command(CLI::App& app) {
   auto o = std::make_shared<OptimizeOptions>();
   auto gpu = std::make_shared<std::string>("auto");
   auto format = std::make_shared<std::string>("text");
+  auto quiet = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand(
       "optimize", "Rewrite the kernel from its diagnosis, verify each candidate, keep the best, and report");
   auto tasks = std::make_shared<std::vector<std::string>>();
@@ -48,7 +53,8 @@ Runner add_optimize_command(CLI::App& app) {
   cmd->add_option("--llm-config", o->llm_config, "LLM configuration file (JSON)");
   cmd->add_option("--target", o->target, "Target description under targets/");
   cmd->add_option("--format", *format, "Terminal output")->check(CLI::IsMember({"text", "json", "markdown"}));
-  return [o, gpu, format, tasks, workers, gpus] {
+  cmd->add_flag("-q,--quiet", *quiet, "No progress on stderr (one line per candidate; a live status line on a terminal)");
+  return [o, gpu, format, tasks, workers, gpus, quiet] {
     o->gpu = *gpu == "on" ? GpuMode::On : *gpu == "off" ? GpuMode::Off : GpuMode::Auto;
     if (tasks->size() > 1 || *workers > 1 || !gpus->empty()) {
       if (!o->recording.empty()) {
@@ -68,7 +74,13 @@ Runner add_optimize_command(CLI::App& app) {
     }
     o->task_path = tasks->front();
     Bridge bridge(BridgeConfig::from_environment());
+    std::optional<ProgressPrinter> progress;
+    if (!*quiet) {
+      progress.emplace(std::cerr, isatty(STDERR_FILENO) == 1, o->max_seconds, o->max_candidates);
+      o->on_candidate = [&progress](const CandidateProgress& p) { progress->candidate(p); };
+    }
     auto result = optimize(bridge, *o);
+    progress.reset();
     if (!result) {
       std::cerr << "error: " << result.error().to_string() << "\n";
       return 1;

@@ -2,11 +2,25 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "tritondx/optimize/evaluate.h"
 
 namespace tdx {
+
+// What the search says after each candidate's evaluation (optimize prints it as one line).
+struct CandidateProgress {
+  long long id = 0;
+  std::string recipe;   // empty for the original kernel
+  int target_line = 0;
+  std::string status;   // verified, rejected, ...
+  std::string result;   // its time, its static estimate, or why it was rejected
+  long long best_id = 0;
+  std::string best;     // the best kernel so far against the original: "1.23x measured"
+  int evaluated = 0, max_candidates = 0;  // candidates evaluated so far (the original not counted)
+  double elapsed = 0, budget = 0;         // seconds
+};
 
 struct OptimizeOptions {
   std::string task_path;
@@ -26,6 +40,7 @@ struct OptimizeOptions {
   bool llm = false;           // also ask the configured LLM endpoint for candidates
   std::string llm_config;     // JSON config file for the LLM (else the environment)
   std::string target = "nvidia-h200";
+  std::function<void(const CandidateProgress&)> on_candidate;  // called after each evaluation
 };
 
 // Where a task's run writes when no --out is given: <task dir>/<task stem>.tritondx/.

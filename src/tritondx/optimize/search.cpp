@@ -118,7 +118,47 @@ Expected<size_t> Search::evaluate_node(SearchNode node, const std::string* paren
   size_t index = r_.nodes.size();
   if (!cand && e.verified() && e.session) sessions_[index] = std::move(e.session);
   r_.nodes.push_back(std::move(node));
+  report_progress(index);
   return index;
+}
+
+namespace {
+
+std::string score_text(const Score& s) {
+  if (s.measured) return fmt::format("{:.4f} ms", s.median_ms);
+  if (s.static_seconds > 0) return fmt::format("static estimate {:.4f} ms (not measured)", s.static_seconds * 1e3);
+  return "not measured";
+}
+
+}  // namespace
+
+void Search::report_progress(size_t index) const {
+  if (!o_.on_candidate) return;
+  const SearchNode& n = r_.nodes[index];
+  CandidateProgress p;
+  p.id = n.id;
+  p.recipe = n.candidate.rewriter == "original" ? "" : n.candidate.recipe;
+  p.target_line = n.candidate.target_loc.line;
+  p.status = n.status;
+  if (n.status == "rejected") {
+    std::string reason = n.reject_reason.substr(0, n.reject_reason.find('\n'));
+    if (reason.size() > 160) reason = reason.substr(0, 157) + "...";
+    p.result = fmt::format("{}: {}", n.reject_stage, reason);
+  } else {
+    p.result = score_text(n.score);
+  }
+  const SearchNode& best = r_.nodes[best_index()];
+  const Score &o = r_.nodes.front().score, &b = best.score;
+  p.best_id = best.id;
+  if (o.measured && b.measured && b.median_ms > 0) p.best = fmt::format("{:.2f}x measured", o.median_ms / b.median_ms);
+  else if (o.static_seconds > 0 && b.static_seconds > 0)
+    p.best = fmt::format("{:.2f}x by the static cost model", o.static_seconds / b.static_seconds);
+  else p.best = "not measured";
+  p.evaluated = static_cast<int>(r_.nodes.size()) - 1;
+  p.max_candidates = o_.max_candidates;
+  p.elapsed = elapsed();
+  p.budget = o_.max_seconds;
+  o_.on_candidate(p);
 }
 
 std::optional<size_t> Search::next_frontier() {

@@ -58,6 +58,8 @@ class Search {
   void record_attempt(long long parent, const RewriteAttempt& a, const std::string& outcome, long long candidate,
                       const std::string& reason);
   size_t best_index() const;
+  // Tells o_.on_candidate what came of node `index` and which kernel is best so far.
+  void report_progress(size_t index) const;
   // The indices of a node and its ancestors, up to the original: the node's line.
   std::vector<size_t> line_of(size_t index) const;
   std::optional<size_t> tuning_rival(size_t best) const;
