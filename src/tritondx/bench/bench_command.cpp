@@ -9,6 +9,7 @@
 #include "tritondx/bench/bench_run.h"
 #include "tritondx/bench/bench_summary.h"
 #include "tritondx/bridge/gpu_worker.h"
+#include "tritondx/core/install_paths.h"
 
 namespace tdx::cli {
 
@@ -27,15 +28,16 @@ Runner add_bench_command(CLI::App& app) {
   auto worker = std::make_shared<std::string>();
   auto queue = std::make_shared<std::string>();
   auto merge = std::make_shared<std::vector<std::string>>();
-  o.suite_dir = std::string(TRITONDX_SOURCE_DIR) + "/bench/suite";
-  o.out_dir = std::string(TRITONDX_SOURCE_DIR) + "/bench/results";
+  o.suite_dir = (data_root() / "bench" / "suite").string();
+  // An installed engine writes its results where it is run, never into its own install.
+  o.out_dir = running_installed() ? "bench-results" : (data_root() / "bench" / "results").string();
   auto* cmd = app.add_subcommand(
       "bench", "Run the benchmark suite: initial kernel, tritondx, autotune-only, torch eager/compile, roofline");
   cmd->add_option("entries", *filters,
                   "Only these entries: an entry's whole id (category/name) selects it alone, other text "
                   "the ids containing it");
   cmd->add_option("--suite", o.suite_dir, "Suite folder (default: bench/suite)");
-  cmd->add_option("--out", o.out_dir, "Results folder (default: bench/results)");
+  cmd->add_option("--out", o.out_dir, "Results folder (default: bench/results of the checkout; ./bench-results when installed)");
   cmd->add_option("--shard", *shard, "Run shard i of N (entries dealt round-robin), e.g. 2/4");
   cmd->add_option("--gpu", run->gpu_mode, "auto (if one is visible), on, off")->check(CLI::IsMember({"auto", "on", "off"}));
   cmd->add_option("--max-candidates", o.max_candidates, "tritondx's candidates per entry")->check(CLI::Range(0, 1000));

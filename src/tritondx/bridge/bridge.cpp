@@ -8,6 +8,7 @@
 
 #include "tritondx/bridge/bridge_process.h"
 #include "tritondx/bridge/subprocess.h"
+#include "tritondx/core/install_paths.h"
 
 namespace tdx {
 
@@ -15,7 +16,7 @@ namespace fs = std::filesystem;
 
 BridgeConfig BridgeConfig::from_environment() {
   BridgeConfig c;
-  const fs::path root = TRITONDX_SOURCE_DIR;
+  const fs::path root = data_root();
   if (const char* p = std::getenv("TRITONDX_PYTHON"); p && *p) c.python = p;
   else if (fs::exists(root / ".venv/bin/python")) c.python = (root / ".venv/bin/python").string();
   else c.python = "python3";

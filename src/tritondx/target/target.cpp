@@ -1,4 +1,5 @@
 #include "tritondx/target/target.h"
+#include "tritondx/core/install_paths.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -37,13 +38,6 @@ Expected<TargetDescription> parse_target(const nlohmann::json& j) {
   return t;
 }
 
-namespace {
-// targets/ of the project, or TRITONDX_TARGETS_DIR.
-std::filesystem::path targets_dir() {
-  if (const char* d = std::getenv("TRITONDX_TARGETS_DIR"); d && *d) return d;
-  return std::filesystem::path(TRITONDX_SOURCE_DIR) / "targets";
-}
-}  // namespace
 
 Expected<TargetDescription> load_target(const std::string& name) {
   auto path = targets_dir() / (name + ".json");
