@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "tritondx/bench/bench_interleaved.h"
 #include "tritondx/bench/bench_summary.h"
@@ -17,6 +18,7 @@
 #include "tritondx/store/sha256.h"
 #include "tritondx/store/store.h"
 #include "tritondx/target/target.h"
+#include "tritondx/optimize/progress_printer.h"
 
 namespace tdx {
 namespace {
@@ -147,6 +149,9 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
   o.max_candidates = options.max_candidates;
   o.max_seconds = options.max_seconds;
   o.target = options.target;
+  o.on_candidate = [&entry](const CandidateProgress& p) {
+    std::cout << "    " << entry.id << ": " << progress_line(p) << "\n" << std::flush;
+  };
   // What was measured before a cut is only kept when it was measured on the card this run sees.
   std::optional<std::string> card;
   auto visible = [&]() -> const std::string& {
