@@ -22,6 +22,7 @@ import types
 import torch
 import triton
 import triton.language as tl
+GROUP_SIZE_M = tl.constexpr(8)
 
 # ---- copied from FlagOpen/FlagGems@532ff438c70343d7aec9becdabb76a71225a0553 (Apache-2.0, Copyright © 2024 BAAI.
 # All rights reserved.; the upstream files carry no license header)
@@ -96,8 +97,15 @@ logger = logging.getLogger(__name__)
 def index_select_kernel(
     inp, out, M, N, index, index_len, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr
 ):
-    pid_x = tle.program_id(axis=0)
-    pid_y = tle.program_id(axis=1)
+    pid = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    num_pid_n = tl.num_programs(1)
+    num_pid_m = tl.num_programs(0)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_x = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_y = (pid % num_pid_in_group) // group_size_m
     rows_offsets = pid_x * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
     rows_mask = rows_offsets < M
     cols_offsets = pid_y * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -140,7 +148,7 @@ def index_select(inp, dim, index):
         triton.cdiv(M, meta["BLOCK_M"]),
         triton.cdiv(index_len, meta["BLOCK_N"]),
     )
-    index_select_kernel[grid](inp, out, M, N, index, index_len)
+    index_select_kernel[grid](inp, out, M, N, index, index_len, num_warps=8, num_stages=2)
     if dim != out.ndim - 1:
         order = [i for i in range(out.ndim - 1)]
         order.insert(dim, out.ndim - 1)
