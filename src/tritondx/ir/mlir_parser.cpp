@@ -2,6 +2,8 @@
 // ops go to their own parsers; '{' at the end of an op's line opens a region and the '}'
 // lines close it, carrying the region op's loop attributes, types and location.
 #include <algorithm>
+#include <deque>
+#include <string>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -81,6 +83,7 @@ class Parser {
     int line = 0;
   };
   std::vector<OpLoc> locs_;  // parallel to m_.ops
+  std::deque<std::string> joined_;  // the text of ops printed over several lines, joined
   std::unordered_set<std::string_view> aliases_;  // non-#loc aliases defined
   std::vector<Frame> stack_;
   int depth_ = 0;
@@ -142,23 +145,57 @@ std::string Parser::closing_line(std::string_view t, int line) {
   return {};
 }
 
+namespace {
+
+// Hand-written IR (Triton's lit tests) breaks a long op after a comma, an arrow or a colon.
+bool continues_on_next_line(std::string_view t) {
+  t = rtrim(t);
+  return t.ends_with(',') || t.ends_with("->") || t.ends_with(':');
+}
+
+// The lines of one op read as one: each line break and the next line's indentation become a space.
+std::string joined_lines(std::string_view t) {
+  std::string out;
+  out.reserve(t.size());
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != '\n') {
+      out += t[i];
+      continue;
+    }
+    while (!out.empty() && (out.back() == ' ' || out.back() == '\r')) out.pop_back();
+    out += ' ';
+    while (i + 1 < t.size() && (t[i + 1] == ' ' || t[i + 1] == '\t')) ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string Parser::op_line(std::string_view t, scan::LineReader& reader, int& line) {
   const int first_line = line;
   const int index = static_cast<int>(m_.ops.size());
   MlirFunction fn;
   OpTextResult r;
+  const char* const begin = t.data();
+  std::string_view span = t;  // the op's lines in the file
   for (int extra = 0;; ++extra) {
     MlirOp& op = extra == 0 ? m_.ops.emplace_back() : (m_.ops.back() = MlirOp{});
     if (extra > 0) fn = MlirFunction{};
-    r = parse_op_text(t, first_line, op, types_, &fn);
-    if (r.status != OpTextStatus::NeedMore) break;
+    const bool more = continues_on_next_line(span);
+    if (!more) {
+      r = parse_op_text(t, first_line, op, types_, &fn);
+      if (r.status != OpTextStatus::NeedMore) break;
+    }
     std::string_view next;
     if (extra == kMaxContinuationLines || !reader.next(next)) {
       line = first_line;
-      return "unbalanced brackets: the op never closes them";
+      return more ? "the op's last line ends with ',', '->' or ':' and no line continues it"
+                  : "unbalanced brackets: the op never closes them";
     }
     line = reader.number();
-    t = rtrim(std::string_view(t.data(), static_cast<size_t>(next.data() + next.size() - t.data())));
+    span = rtrim(std::string_view(begin, static_cast<size_t>(next.data() + next.size() - begin)));
+    // Views into the op's text outlive this call (locations): a joined copy is kept by the parser.
+    t = span.find('\n') == npos ? span : std::string_view(joined_.emplace_back(joined_lines(span)));
   }
   if (r.status == OpTextStatus::Error) {
     line = first_line;
