@@ -88,6 +88,17 @@ TEST(MlirType, MemdescAndShortMemdesc) {
   EXPECT_EQ(s->shape, (Ints{64, 32}));
 }
 
+// tt.make_tensor_ptr and tt.advance print their block pointer without `!tt.ptr`: `<tensor<...>>` is
+// a pointer to that tensor, not a memdesc.
+TEST(MlirType, ShortBlockPointer) {
+  auto p = parse_mlir_type("<tensor<128x64xf16>>");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->text, "!tt.ptr<tensor<128x64xf16>>");
+  EXPECT_TRUE(p->is_pointer);
+  EXPECT_FALSE(p->is_tensor);
+  EXPECT_EQ(p->pointee, "tensor<128x64xf16>");
+}
+
 TEST(MlirType, TensorDescriptorAndScalars) {
   auto d = parse_mlir_type("!tt.tensordesc<tensor<64x128xf16, #shared1>>");
   ASSERT_TRUE(d.has_value());

@@ -97,6 +97,11 @@ bool same(const AxisInfo& a, const AxisInfo& b) {
 
 int lattice_rank(const MlirType& type) {
   if (type.is_tensor && !type.shape.empty()) return static_cast<int>(type.shape.size());
+  // A block pointer (`!tt.ptr<tensor<128x64xf16>>`) has its pointee's rank, as in Triton's
+  // AxisInfo::getPessimisticValueState.
+  if (type.is_pointer && !type.is_tensor && type.pointee.starts_with("tensor<"))
+    if (auto pointee = parse_mlir_type(type.pointee); pointee && !pointee->shape.empty())
+      return static_cast<int>(pointee->shape.size());
   return 1;
 }
 

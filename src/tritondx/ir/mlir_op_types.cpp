@@ -63,7 +63,10 @@ void type_range(std::string_view t, const Marks& mk, size_t b, size_t e, TypeRef
   expand_piece(t.substr(start, e - start), out, tc, line);
 }
 
-MlirType loaded_type(const MlirType& ptr) {
+// What a load through `ptr` yields: its pointee at the pointer tensor's shape, or for a block
+// pointer (`!tt.ptr<tensor<128x64xf16>>`) the pointee tensor itself.
+MlirType loaded_type(const MlirType& ptr, TypeContext& tc, int line) {
+  if (ptr.is_pointer && !ptr.is_tensor && ptr.pointee.starts_with("tensor<")) return tc.get(ptr.pointee, line);
   return ptr.is_pointer ? ptr.with_element(ptr.pointee) : ptr;
 }
 
@@ -142,7 +145,7 @@ void assign_types(std::string_view t, const Marks& mk, MlirOp& op, TypeContext& 
   if (ts.size() == 0) return;
   const MlirType& first = ts[0];
   if (name == "tt.load") {
-    MlirType loaded = loaded_type(first);
+    MlirType loaded = loaded_type(first, tc, line);
     op.operand_types.push_back(first);
     if (n_operands >= 2) op.operand_types.push_back(first.with_element("i1"));
     if (n_operands >= 3) op.operand_types.push_back(loaded);
@@ -151,7 +154,7 @@ void assign_types(std::string_view t, const Marks& mk, MlirOp& op, TypeContext& 
   }
   if (name == "tt.store") {
     op.operand_types.push_back(first);
-    if (n_operands >= 2) op.operand_types.push_back(loaded_type(first));
+    if (n_operands >= 2) op.operand_types.push_back(loaded_type(first, tc, line));
     if (n_operands >= 3) op.operand_types.push_back(first.with_element("i1"));
     return;
   }

@@ -64,6 +64,9 @@ Expected<MlirType> parse_mlir_type(std::string_view text) {
   std::string_view inside;
   auto bad = [&] { return fail(Stage::Ttgir, fmt::format("malformed type '{}'", s)); };
 
+  // `<tensor<128x64xf16>>`: tt.make_tensor_ptr and tt.advance print their block pointer type
+  // without its `!tt.ptr` prefix.
+  if (s.starts_with("<tensor<")) return parse_mlir_type("!tt.ptr" + std::string(s));
   if (s.starts_with("tensor<") || s.starts_with("vector<") || s.starts_with("!ttg.memdesc<") ||
       s[0] == '<') {
     // `<128x64xf16, #shared, #smem, mutable>`: a memdesc printed without its prefix.
