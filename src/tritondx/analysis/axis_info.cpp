@@ -6,6 +6,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -43,8 +47,10 @@ class AxisInfoBuilder {
       if (p >= 0 && static_cast<size_t>(p) < n)
         region_end_[static_cast<size_t>(p)] = std::max(region_end_[static_cast<size_t>(p)], region_end_[j]);
     }
-    for (const MlirFunction& f : m_.functions) {
+    for (const MlirFunction* fp : callers_first()) {
+      const MlirFunction& f = *fp;
       const size_t mark = undo_.size();
+      const auto sites = call_sites_.find(f.name);
       for (size_t k = 0; k < f.arguments.size(); ++k) {
         const MlirArgument& arg = f.arguments[k];
         AxisInfo info = pessimistic(lattice_rank(arg.type));
@@ -52,6 +58,17 @@ class AxisInfoBuilder {
         if (auto h = hint("tt.contiguity")) info.contiguity = *h;
         if (auto h = hint("tt.divisibility")) info.divisibility = *h;
         if (auto h = hint("tt.constancy")) info.constancy = *h;
+        // A called function's scalar argument: Triton's ModuleAxisInfoAnalysis writes the gcd of
+        // its call sites' values (and of a hint the argument already has) as its hints.
+        if (sites != call_sites_.end() && k < sites->second.size() && sites->second[k] && info.rank() == 1) {
+          const AxisInfo& site = *sites->second[k];
+          auto with_hint = [](int64_t site_value, std::optional<std::vector<int64_t>> h) {
+            return h && h->size() == 1 ? std::gcd(site_value, (*h)[0]) : site_value;
+          };
+          info.contiguity = {with_hint(site.contiguity[0], hint("tt.contiguity"))};
+          info.divisibility = {with_hint(site.divisibility[0], hint("tt.divisibility"))};
+          info.constancy = {with_hint(site.constancy[0], hint("tt.constancy"))};
+        }
         define(arg.name, info, &arg.type, Key{-1 - f.op, static_cast<int>(k)}, -1, -1, static_cast<int>(k));
       }
       int begin = f.first_op >= 0 ? f.first_op : (f.op >= 0 ? f.op + 1 : 0);
@@ -76,6 +93,46 @@ class AxisInfoBuilder {
   struct KeyHash {
     size_t operator()(const Key& k) const { return std::hash<int64_t>()((int64_t(k.a) << 32) ^ uint32_t(k.b)); }
   };
+
+  // The functions, each after every function that calls it (the order Triton's
+  // ModuleAxisInfoAnalysis visits them in: a reverse post-order of the call graph), so that a
+  // callee's arguments know all their call sites. Without calls, the module's order.
+  std::vector<const MlirFunction*> callers_first() const {
+    std::map<std::string, const MlirFunction*> by_name;
+    for (const MlirFunction& f : m_.functions) by_name.emplace(f.name, &f);
+    std::map<const MlirFunction*, std::vector<const MlirFunction*>> callees;
+    for (const MlirFunction& f : m_.functions)
+      for (int i = std::max(f.first_op, 0); i < f.end_op && i < static_cast<int>(m_.ops.size()); ++i)
+        if (const MlirOp& op = m_.ops[static_cast<size_t>(i)]; op.name == "tt.call")
+          if (const MlirAttribute* c = find_attr(op.attributes, "callee"))
+            if (auto it = by_name.find(c->value); it != by_name.end()) callees[&f].push_back(it->second);
+    std::vector<const MlirFunction*> post;
+    std::set<const MlirFunction*> seen;
+    std::function<void(const MlirFunction*)> visit = [&](const MlirFunction* f) {
+      if (!seen.insert(f).second) return;
+      for (const MlirFunction* c : callees[f]) visit(c);
+      post.push_back(f);
+    };
+    for (const MlirFunction& f : m_.functions) visit(&f);
+    return {post.rbegin(), post.rend()};
+  }
+
+  // One call site's scalar operands, joined into what its callee's arguments start from.
+  void record_call_site(const MlirOp& op, const OpInputs& in) {
+    const MlirAttribute* callee = find_attr(op.attributes, "callee");
+    if (!callee) return;
+    auto& args = call_sites_[callee->value];
+    if (args.size() < in.infos.size()) args.resize(in.infos.size());
+    for (size_t k = 0; k < in.infos.size(); ++k) {
+      const AxisInfo& v = *in.infos[k];
+      if (v.rank() != 1) continue;
+      args[k] = args[k] ? AxisInfo{{std::gcd(args[k]->contiguity[0], v.contiguity[0])},
+                                   {std::gcd(args[k]->divisibility[0], v.divisibility[0])},
+                                   {std::gcd(args[k]->constancy[0], v.constancy[0])},
+                                   std::nullopt}
+                        : AxisInfo{{v.contiguity[0]}, {v.divisibility[0]}, {v.constancy[0]}, std::nullopt};
+    }
+  }
 
   static const MlirAttribute* find_attr(const std::vector<MlirAttribute>& attrs, std::string_view name) {
     for (const MlirAttribute& at : attrs)
@@ -181,6 +238,7 @@ class AxisInfoBuilder {
       in.infos.push_back(&operand(op, k, &t));
       in.types.push_back(t);
     }
+    if (op.name == "tt.call") record_call_site(op, in);
     if (names.empty()) return;
     in.result_type = op.result_types.empty() ? nullptr : &op.result_types[0];
     std::optional<AxisInfo> r;
@@ -286,6 +344,8 @@ class AxisInfoBuilder {
   std::vector<int> region_end_;
   std::vector<AxisInfo> scratch_;
   std::unordered_map<std::string, int> scope_;
+  // Per called function, per argument: the gcd of its call sites' values so far.
+  std::map<std::string, std::vector<std::optional<AxisInfo>>> call_sites_;
   std::vector<std::pair<std::string, int>> undo_;
   std::unordered_map<Key, int, KeyHash> by_key_;
 };

@@ -1,5 +1,6 @@
 // One MLIR op's text: `%r = dialect.op %a, %b {attrs} : types loc(...)`, the generic form
 // `"tt.reduce"(%x) <{axis = 1 : i32}> ({`, function headers and region closing lines.
+#include <cctype>
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -385,6 +386,16 @@ OpTextResult parse_op_text(std::string_view text, int line, MlirOp& op, TypeCont
   op.operands.reserve(static_cast<size_t>(std::count(pre.begin(), pre.end(), '%')));
   scan_pre(pre, op, kw);
   name_keywords(op, kw);
+  if (name == "tt.call") {  // `tt.call @helper(%a, %b)`: the callee's symbol, without its '@'
+    std::string_view p = ltrim(pre);
+    if (p.starts_with('@')) {
+      p.remove_prefix(1);
+      std::string_view symbol = scan::take_while(p, [](char c) {
+        return c == '_' || c == '.' || c == '$' || std::isalnum(static_cast<unsigned char>(c));
+      });
+      op.attributes.push_back(MlirAttribute{"callee", std::string(symbol)});
+    }
+  }
   if (name == "arith.constant") {
     std::string_view v = trim(pre);
     if (!v.empty() && v[0] == '{') v = trim(v.substr(match_close(v, 0) + 1));
