@@ -62,7 +62,9 @@ def parse_diagnostics(text):
         m = _DIAG_RE.match(raw.strip())
         if m:
             if m["severity"] == "note" and out:
-                out[-1].setdefault("notes", []).append(m["message"])
+                # "operand defined here": the note's own location is where a fix belongs.
+                out[-1].setdefault("notes", []).append(
+                    {"file": m["file"], "line": int(m["line"]), "col": int(m["col"]), "message": m["message"]})
                 continue
             out.append({"file": m["file"], "line": int(m["line"]), "col": int(m["col"]),
                         "severity": m["severity"], "message": m["message"]})

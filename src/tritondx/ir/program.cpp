@@ -54,7 +54,11 @@ Program load_program(const CompiledKernel& kernel) {
     remark.loc = SourceLoc{r.value("file", ""), r.value("line", 0), r.value("col", 0)};
     remark.severity = r.value("severity", "remark");
     remark.message = r.value("message", "");
-    for (const auto& n : r.value("notes", nlohmann::json::array())) remark.notes.push_back(n.get<std::string>());
+    // A note is {"file", "line", "col", "message"}; older recordings give its text alone.
+    for (const auto& n : r.value("notes", nlohmann::json::array()))
+      remark.notes.push_back(n.is_string() ? RemarkNote{SourceLoc{}, n.get<std::string>()}
+                                           : RemarkNote{SourceLoc{n.value("file", ""), n.value("line", 0), n.value("col", 0)},
+                                                        n.value("message", "")});
     p.remarks.push_back(std::move(remark));
   }
 

@@ -20,11 +20,18 @@
 namespace tdx {
 
 // A compiler remark or warning (MLIR_ENABLE_DIAGNOSTICS), located at a Python line.
+// An MLIR note attached to a remark ("operand defined here"), at its own location (line 0 when
+// the bridge gave only its text).
+struct RemarkNote {
+  SourceLoc loc;
+  std::string message;
+};
+
 struct Remark {
   SourceLoc loc;
   std::string severity;  // "remark" | "warning"
   std::string message;
-  std::vector<std::string> notes;
+  std::vector<RemarkNote> notes;
 };
 
 struct KernelResources {

@@ -1,5 +1,6 @@
 // l3-compiler-remark: Triton's own performance remarks and warnings (MLIR_ENABLE_DIAGNOSTICS),
 // each attached to its Python line and explained: what the remark means and how to fix it.
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <optional>
@@ -7,6 +8,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "tritondx/ladder/l3_compiler/l3_evidence.h"
 #include "tritondx/ladder/l3_compiler/rules.h"
@@ -31,7 +33,8 @@ std::optional<int> number_after(const std::string& text, const std::string& key)
   return std::nullopt;
 }
 
-std::optional<Explanation> explain(const Remark& r) {
+// `loop_line`: the line of the innermost Python loop around the remark's line, when known.
+std::optional<Explanation> explain(const Remark& r, std::optional<int> loop_line) {
   const std::string& msg = r.message;
   Explanation e;
   if (msg.find("vectorization fails") != std::string::npos) {
@@ -83,15 +86,30 @@ std::optional<Explanation> explain(const Remark& r) {
   }
   if (msg.find("scheduled before its operands") != std::string::npos) {
     e.category = "pipeline-schedule";
-    e.symptom = fmt::format("Triton disabled software pipelining of the loop at line {}: an operation was scheduled "
-                            "before its operands",
-                            r.loc.line);
+    e.symptom = loop_line ? fmt::format("Triton disabled software pipelining of the loop at line {}: the operation "
+                                        "at line {} was scheduled before its operands",
+                                        *loop_line, r.loc.line)
+                          : fmt::format("Triton disabled software pipelining of a loop: the operation at line {} "
+                                        "was scheduled before its operands",
+                                        r.loc.line);
     e.cause = "The modulo schedule built by TritonGPUScheduleLoops placed an op in an earlier stage than a value it "
               "needs (typically a loop-carried value updated under a data-dependent condition), so the pipeliner "
               "gave up and the loop runs unpipelined.";
     e.proposal = {kAdvice, "update pointers and loop-carried values unconditionally, and move "
                   "data-dependent control flow out of the loop",
                   {{"line", r.loc.line}}};
+    // Triton's "operand defined here" notes name where the late operand comes from: the fix is there.
+    std::vector<int> operand_lines;
+    for (const auto& n : r.notes)
+      if (n.loc.line > 0 && std::find(operand_lines.begin(), operand_lines.end(), n.loc.line) == operand_lines.end())
+        operand_lines.push_back(n.loc.line);
+    if (!operand_lines.empty()) {
+      e.proposal.description = fmt::format("the operand it needs is defined at line(s) {}: compute it "
+                                           "unconditionally (or before the loop), and move data-dependent control "
+                                           "flow out of the loop",
+                                           fmt::join(operand_lines, ", "));
+      e.proposal.params["operand_lines"] = operand_lines;
+    }
     return e;
   }
   if (msg.find("cannot use vectorized copy") != std::string::npos) {
@@ -146,6 +164,14 @@ std::optional<Explanation> explain(const Remark& r) {
   return std::nullopt;
 }
 
+std::optional<int> innermost_loop_line(const PyNode& function, int line) {
+  std::optional<int> found;
+  PyModule::walk(function, [&](const PyNode& n) {
+    if ((n.type == "For" || n.type == "While") && n.line <= line && line <= n.end_line) found = n.line;
+  });
+  return found;
+}
+
 class CompilerRemarkRule final : public Rule {
  public:
   std::string_view id() const override { return "l3-compiler-remark"; }
@@ -168,7 +194,7 @@ class CompilerRemarkRule final : public Rule {
     std::set<std::pair<int, std::string>> seen;
     for (const Remark& r : ctx.program->remarks) {
       if (!in_task(ctx, r.loc)) continue;
-      auto e = explain(r);
+      auto e = explain(r, ctx.function ? innermost_loop_line(*ctx.function, r.loc.line) : std::nullopt);
       if (!e || (e->category == "other" && !report_unknown_)) continue;
       if (!seen.insert({r.loc.line, e->category}).second) continue;
       Finding f;
@@ -176,6 +202,9 @@ class CompilerRemarkRule final : public Rule {
       f.symptom = e->symptom;
       f.evidence.push_back(remark_evidence(r, "Triton's diagnostic at this line"));
       f.evidence.push_back(ctx.source_evidence(r.loc.line, "the line it is about"));
+      for (const auto& n : r.notes)
+        if (n.loc.line > 0 && in_task(ctx, n.loc))
+          f.evidence.push_back(ctx.source_evidence(n.loc.line, "Triton's note: " + n.message));
       f.cause = e->cause;
       f.confidence = e->confidence;
       if (!e->proposal.description.empty()) f.proposals.push_back(e->proposal);
