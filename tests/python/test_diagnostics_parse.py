@@ -1,6 +1,25 @@
 """The bridge reads Triton's MLIR diagnostics from stderr: each remark with its location, and
-each note after it ("operand defined here") attached to it with the note's own location."""
-from tritondx_bridge.compile import parse_diagnostics
+each note after it ("operand defined here") attached to it with the note's own location.
+
+parse_diagnostics runs in a bridge process of its own: importing the bridge's compile module
+patches Triton's runtime for the capture, which would leak into the interpreter tests that share
+this test worker."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"
+
+
+def parse_diagnostics(text):
+    code = ("import json, sys\nfrom tritondx_bridge.compile import parse_diagnostics\n"
+            "print(json.dumps(parse_diagnostics(sys.stdin.read())))")
+    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR))
+    done = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, env=env,
+                          check=True, timeout=300)
+    return json.loads(done.stdout)
 
 
 def test_a_note_keeps_its_location():
