@@ -358,6 +358,8 @@ TEST(OptimizeE2E, ResumeRefusesARunMeasuredOnAnotherCard) {
   auto report = nlohmann::json::parse(read(out / "report.json"));
   EXPECT_TRUE(report["resumed"].get<bool>());
   EXPECT_EQ(report["run_id"].get<long long>(), run_id);
+  auto checked = cli_test::check_html(out / "report.html");  // a resumed run's page too
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
 }
 
 // A run cut while its original kernel was being evaluated has no device yet: resumed with a

@@ -111,8 +111,8 @@ nlohmann::json optimize_to_json(const OptimizeResult& r) {
   const auto& o = r.nodes.front().score;
   const auto& b = r.nodes[r.best].score;
   nlohmann::json measured_on;
-  if (r.gpu && r.nodes.front().evaluation.contains("measurement"))
-    measured_on = r.nodes.front().evaluation["measurement"].value("device", "");
+  if (const auto& e = r.nodes.front().evaluation; r.gpu && e.contains("measurement") && e["measurement"].is_object())
+    if (auto d = e["measurement"].find("device"); d != e["measurement"].end() && d->is_string()) measured_on = *d;
   return {{"task", r.task_path},
           {"device", measured_on},
           {"verified_against", r.gpu ? nlohmann::json(verified_against(r.nodes[r.best])) : nlohmann::json()},

@@ -15,7 +15,13 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string esc(const json& j, const char* key) { return html_escape(j.value(key, std::string())); }
+// j[key] when it is a string (a resumed run's report may hold null where a fresh one has text).
+std::string str(const json& j, const char* key, std::string fallback = {}) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+std::string esc(const json& j, const char* key) { return html_escape(str(j, key)); }
 
 std::string time_html(const json& score) {
   if (!score.is_object()) return "not measured";
@@ -57,7 +63,7 @@ std::string evidence_html(const json& finding) {
   std::string out = "<ul class=\"evidence\">\n";
   for (const auto& e : finding.value("evidence", json::array())) {
     const int line = e.contains("loc") ? e["loc"].value("line", 0) : 0;
-    std::string quote = e.value("quote", std::string());
+    std::string quote = str(e, "quote");
     if (quote.size() > 200) quote = quote.substr(0, 197) + "...";
     out += fmt::format("<li><b>{}</b>{}: {}{}</li>\n", esc(e, "stage"), line ? fmt::format(" (line {})", line) : "",
                        esc(e, "note"), quote.empty() ? "" : " <code>" + html_escape(quote) + "</code>");
@@ -67,7 +73,7 @@ std::string evidence_html(const json& finding) {
 
 // One accepted rewrite: the chain from the finding it targeted to the time it measured.
 std::string step_html(size_t k, const json& node, const json& parent) {
-  const std::string recipe = node.value("recipe", std::string());
+  const std::string recipe = str(node, "recipe");
   std::string out = fmt::format("<section class=\"step\">\n<h3>{}. <code>{}</code>{} (candidate {})</h3>\n<dl>\n", k,
                                 html_escape(recipe),
                                 recipe == "launch-tune" ? "" : fmt::format(" on line {}", node.value("target_line", 0)),
@@ -95,7 +101,7 @@ std::string step_html(size_t k, const json& node, const json& parent) {
   out += fmt::format("<dt>Result</dt><dd>{} &rarr; {} ({})</dd>\n</dl>\n", time_html(parent.value("score", json())),
                      time_html(node.value("score", json())),
                      speedup_html(parent.value("score", json()), node.value("score", json())));
-  out += "<details open><summary>diff</summary>\n" + diff_html(node.value("diff", std::string())) + "</details>\n";
+  out += "<details open><summary>diff</summary>\n" + diff_html(str(node, "diff")) + "</details>\n";
   return out + "</section>\n";
 }
 
@@ -108,7 +114,7 @@ std::string candidates_chart(const json& report, const std::map<long long, const
     const auto& s = c.value("score", json());
     if (!s.is_object() || !s.value("measured", false) || s.value("median_ms", 0.0) <= 0) continue;
     const double ms = s.value("median_ms", 0.0);
-    const std::string recipe = c.value("recipe", std::string());
+    const std::string recipe = str(c, "recipe");
     bars.push_back({fmt::format("{} {}", c.value("id", 0), recipe.empty() ? "original" : recipe), base / ms,
                     fmt::format("{:.2f}x, {:.4f} ms", base / ms, ms), c.value("id", 0LL) == report.value("best", 0LL)});
   }
@@ -129,7 +135,7 @@ std::string tune_html(const json& tune, const std::string& title, const std::str
     out += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(v, "config"),
                        v.contains("median_ms") && v["median_ms"].is_number()
                            ? fmt::format("{:.4f} ms", v["median_ms"].get<double>())
-                           : html_escape(v.value("error", std::string("not run"))));
+                           : html_escape(str(v, "error", "not run")));
   return out + "</table>\n";
 }
 
@@ -141,7 +147,7 @@ std::string render_optimize_html(const json& report) {
   for (const auto& c : candidates_list) by_id[c.value("id", 0LL)] = &c;
   auto node = [&](long long id) { return by_id.count(id) ? *by_id.at(id) : json::object(); };
   const json original = node(report.value("original", 0LL)), best = node(report.value("best", 0LL));
-  const std::string task = report.value("task", std::string());
+  const std::string task = str(report, "task");
 
   std::string body = fmt::format("<h1>tritondx optimize: <code>{}</code></h1>\n<ul>\n",
                                  html_escape(std::filesystem::path(task).filename().string()));
@@ -149,8 +155,8 @@ std::string render_optimize_html(const json& report) {
   body += fmt::format("<li>Store: <code>{}</code> (run {}){}</li>\n", esc(report, "store"), report.value("run_id", 0LL),
                       report.value("resumed", false) ? ", resumed" : "");
   if (report.value("gpu", false)) {
-    body += fmt::format("<li>Measured on: {}</li>\n", html_escape(report.value("device", std::string("a GPU"))));
-    if (report.contains("verified_against"))
+    body += fmt::format("<li>Measured on: {}</li>\n", html_escape(str(report, "device", "a GPU")));
+    if (report.contains("verified_against") && report["verified_against"].is_string())
       body += fmt::format("<li>Verified against: {}</li>\n", esc(report, "verified_against"));
   } else {
     body += "<li><b>No GPU</b>: correctness and timing were not measured. Candidates were compiled and re-diagnosed; "
@@ -177,10 +183,11 @@ std::string render_optimize_html(const json& report) {
   body += "<h2>Other candidates</h2>\n<table>\n<tr><th>id</th><th>parent</th><th>recipe</th><th>target</th>"
           "<th>status</th><th>result</th></tr>\n";
   for (const auto& c : candidates_list) {
-    const std::string status = c.value("status", std::string());
-    if (c.value("rewriter", std::string()) == "original" || status == "accepted" || status == "best") continue;
+    const std::string status = str(c, "status");
+    if (str(c, "rewriter") == "original" || status == "accepted" || status == "best") continue;
     std::string targets;
-    for (const auto& t : c.value("targets", json::array())) targets += (targets.empty() ? "" : ", ") + t.get<std::string>();
+    for (const auto& t : c.value("targets", json::array()))
+      if (t.is_string()) targets += (targets.empty() ? "" : ", ") + t.get<std::string>();
     std::string result;
     if (const auto& r = c.value("reject", json()); r.is_object())
       result = fmt::format("{}: {}", esc(r, "stage"), esc(r, "reason"));
@@ -199,7 +206,8 @@ std::string render_optimize_html(const json& report) {
     body += fmt::format("<p>Launch tuning ran {} variants on the GPU.</p>\n", report.value("tune_evaluations", 0));
   if (const auto notes = report.value("notes", json::array()); !notes.empty()) {
     body += "<h2>Notes</h2>\n<ul>\n";
-    for (const auto& n : notes) body += "<li>" + html_escape(n.get<std::string>()) + "</li>\n";
+    for (const auto& n : notes)
+      if (n.is_string()) body += "<li>" + html_escape(n.get<std::string>()) + "</li>\n";
     body += "</ul>\n";
   }
   if (const auto& llm = report.value("llm_usage", json()); llm.is_object() && llm.value("calls", 0) > 0)
