@@ -221,5 +221,21 @@ TEST(FindingDetails, RetilingProposalsOfAReducingKernelAreAdvice) {
       << reducing[0].proposals[0].description;
 }
 
+// single-pass-reduction fuses passes that are top-level loops of the kernel; passes inside a
+// persistent row loop get the same change as advice naming that loop.
+TEST(FindingDetails, MultiPassReductionProposesSinglePassOnlyForTopLevelPasses) {
+  auto nested = findings_of("l0-multi-pass-reduction", "tests/rules/l0/l0-multi-pass-reduction/fires_persistent_rows.py");
+  ASSERT_EQ(nested.size(), 1u);
+  bool single_pass = false, advice = false;
+  for (const auto& p : nested[0].proposals) {
+    single_pass |= p.recipe == "single-pass-reduction";
+    advice |= p.recipe.empty() &&
+              p.description.find("single-pass-reduction fuses top-level passes only; these sit inside the For at line 13") !=
+                  std::string::npos;
+  }
+  EXPECT_FALSE(single_pass);
+  EXPECT_TRUE(advice);
+}
+
 }  // namespace
 }  // namespace tdx

@@ -115,10 +115,25 @@ void MultiPassReductionRule::check(const KernelContext& ctx, FindingSink& sink) 
                           reads, writes, reads, writes, writes, gain, l2_note);
     f.confidence = confidence;
     f.estimated_gain = gain;
-    f.proposals.push_back({"single-pass-reduction",
-                           "fuse the passes: an online reduction (online softmax with a running max and rescaled "
-                           "sum, Welford for mean/variance) or one block covering the whole row",
-                           {{"pointer", root}, {"passes", reads}, {"writes", writes}}});
+    const std::string fuse =
+        "fuse the passes: an online reduction (online softmax with a running max and rescaled sum, Welford for "
+        "mean/variance) or one block covering the whole row";
+    // single-pass-reduction rewrites passes that are top-level `for` loops of the kernel.
+    const PyNode* enclosing = nullptr;
+    int top_level = 0;
+    for (const auto& p : passes) {
+      if (p.loop->type == "For" && p.loop->parent == &view.function()) ++top_level;
+      else if (!enclosing) enclosing = p.loop->parent;
+    }
+    if (top_level >= 2)
+      f.proposals.push_back({"single-pass-reduction", fuse, {{"pointer", root}, {"passes", reads}, {"writes", writes}}});
+    else
+      f.proposals.push_back({kAdvice,
+                             fmt::format("{} (single-pass-reduction fuses top-level passes only; these sit inside "
+                                         "the {} at line {})",
+                                         fuse, enclosing ? enclosing->type : std::string("block"),
+                                         enclosing ? enclosing->line : passes[0].loop->line),
+                             {{"pointer", root}, {"passes", reads}, {"writes", writes}}});
     if (max_then_sum_of_exp(passes))
       f.proposals.push_back({"online-softmax",
                              "fuse the max pass and the sum-of-exponentials pass into one loop with a running max and "
