@@ -55,19 +55,19 @@ Runner add_diagnose_command(CLI::App& app) {
   cmd->add_flag("--profile", o->profile, "On a GPU: measure correctness and timing, run Nsight Compute (L1)");
   cmd->add_option("--recording", o->recording,
                   "Use L1 data recorded on a GPU: a folder with run.json and ncu's details/raw/source CSVs");
-  {
-    RuleRegistry registry;
-    register_all_rules(registry);
-    cmd->add_option("--fail-on", o->fail_on,
-                    "Exit 1 when a finding at this level (L0-L3) or of this rule id is reported (repeatable; for CI)")
-        ->check(CLI::Validator(
-            [choices = fail_on_choices(registry)](const std::string& v) {
-              return std::find(choices.begin(), choices.end(), v) != choices.end()
-                         ? std::string()
-                         : v + " is neither a level (L0-L3) nor a rule id (`tritondx rules` lists them)";
-            },
-            "LEVEL|RULE"));
-  }
+  // The rule ids are read only when --fail-on is given, not at every start of the command line.
+  cmd->add_option("--fail-on", o->fail_on,
+                  "Exit 1 when a finding at this level (L0-L3) or of this rule id is reported (repeatable; for CI)")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            RuleRegistry registry;
+            register_all_rules(registry);
+            const auto choices = fail_on_choices(registry);
+            return std::find(choices.begin(), choices.end(), v) != choices.end()
+                       ? std::string()
+                       : v + " is neither a level (L0-L3) nor a rule id (`tritondx rules` lists them)";
+          },
+          "LEVEL|RULE"));
   return [o]() -> int {
     Bridge bridge(BridgeConfig::from_environment());
     auto session = DiagnosisSession::open(bridge, o->session);

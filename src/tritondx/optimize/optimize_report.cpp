@@ -35,14 +35,6 @@ std::string time_text(const Score& s) {
   return "not measured";
 }
 
-std::string speedup_text(const Score& before, const Score& after) {
-  if (before.measured && after.measured && after.median_ms > 0)
-    return fmt::format("{:.2f}x measured", before.median_ms / after.median_ms);
-  if (before.static_seconds > 0 && after.static_seconds > 0)
-    return fmt::format("{:.2f}x by the static cost model (not measured)", before.static_seconds / after.static_seconds);
-  return "not measured";
-}
-
 nlohmann::json attempts_to_json(const std::vector<AttemptRecord>& attempts) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& a : attempts) {

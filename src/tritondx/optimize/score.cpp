@@ -1,5 +1,7 @@
 #include "tritondx/optimize/score.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 namespace tdx {
@@ -66,6 +68,14 @@ bool improves(const Score& child, const Score& parent, double min_gain) {
   // Unmeasured and no cheaper by the static model: progress is a finding removed.
   bool not_worse = child.static_seconds <= parent.static_seconds * (1 + 1e-3) || parent.static_seconds == 0;
   return not_worse && child.residual_gain < parent.residual_gain * (1 - min_gain);
+}
+
+std::string speedup_text(const Score& before, const Score& after) {
+  if (before.measured && after.measured && after.median_ms > 0)
+    return fmt::format("{:.2f}x measured", before.median_ms / after.median_ms);
+  if (before.static_seconds > 0 && after.static_seconds > 0)
+    return fmt::format("{:.2f}x by the static cost model (not measured)", before.static_seconds / after.static_seconds);
+  return "not measured";
 }
 
 }  // namespace tdx

@@ -29,5 +29,8 @@ struct Score {
 bool better(const Score& a, const Score& b);
 // True when `child` beats `parent` by at least `min_gain` (a fraction) on the score that decides.
 bool improves(const Score& child, const Score& parent, double min_gain);
+// `before` over `after` in words: "1.27x measured", "1.27x by the static cost model (not
+// measured)", or "not measured".
+std::string speedup_text(const Score& before, const Score& after);
 
 }  // namespace tdx

@@ -148,12 +148,8 @@ void Search::report_progress(size_t index) const {
     p.result = score_text(n.score);
   }
   const SearchNode& best = r_.nodes[best_index()];
-  const Score &o = r_.nodes.front().score, &b = best.score;
   p.best_id = best.id;
-  if (o.measured && b.measured && b.median_ms > 0) p.best = fmt::format("{:.2f}x measured", o.median_ms / b.median_ms);
-  else if (o.static_seconds > 0 && b.static_seconds > 0)
-    p.best = fmt::format("{:.2f}x by the static cost model", o.static_seconds / b.static_seconds);
-  else p.best = "not measured";
+  p.best = speedup_text(r_.nodes.front().score, best.score);
   p.evaluated = static_cast<int>(r_.nodes.size()) - 1;
   p.max_candidates = o_.max_candidates;
   p.elapsed = elapsed();

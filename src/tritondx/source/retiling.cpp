@@ -39,4 +39,11 @@ std::string describe(const RetilingBlocker& blocker) {
                      blocker.line, blocker.what);
 }
 
+RewriteProposal retiling_proposal(const PyNode* function, RecipeId recipe, const std::string& change,
+                                  nlohmann::json params) {
+  if (auto blocker = function ? retiling_blocker(*function) : std::nullopt)
+    return {kAdvice, fmt::format("{} ({} cannot: {})", change, recipe.str(), describe(*blocker)), std::move(params)};
+  return {recipe, change, std::move(params)};
+}
+
 }  // namespace tdx::l0

@@ -6,6 +6,9 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "tritondx/ladder/finding.h"
 #include "tritondx/pyast/py_ast.h"
 
 namespace tdx::l0 {
@@ -23,5 +26,11 @@ std::optional<RetilingBlocker> retiling_blocker(const PyNode& function);
 
 // The blocker in words, for a finding's advice or a recipe's refusal.
 std::string describe(const RetilingBlocker& blocker);
+
+// A rule's proposal of a retiling recipe: `recipe` with `change` when the kernel (`function`, null
+// if unknown) can be retiled, else the same change as advice naming what blocks it
+// ("... (rows-per-program cannot: line 14: tl.sum: ...)").
+RewriteProposal retiling_proposal(const PyNode* function, RecipeId recipe, const std::string& change,
+                                  nlohmann::json params);
 
 }  // namespace tdx::l0

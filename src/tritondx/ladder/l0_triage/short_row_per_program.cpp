@@ -92,12 +92,10 @@ void ShortRowPerProgramRule::check(const KernelContext& ctx, FindingSink& sink) 
                         "paid per {} bytes, and {} threads share {} elements{}",
                         bytes, threads, row, row < threads ? " (the rest load duplicates)" : "");
   f.confidence = 0.7;
-  const std::string change = "give each program several consecutive rows: a [TILE_ROWS, BLOCK] tile per access";
-  if (auto blocker = retiling_blocker(view.function()))
-    f.proposals.push_back({kAdvice, fmt::format("{} (rows-per-program cannot: {})", change, describe(*blocker)),
-                           {{"line", first_row_load->line}, {"elements", row}}});
-  else
-    f.proposals.push_back({"rows-per-program", change, {{"line", first_row_load->line}, {"elements", row}}});
+  f.proposals.push_back(retiling_proposal(&view.function(), "rows-per-program",
+                                          "give each program several consecutive rows: a [TILE_ROWS, BLOCK] tile "
+                                          "per access",
+                                          {{"line", first_row_load->line}, {"elements", row}}));
   sink.report(std::move(f));
 }
 

@@ -88,16 +88,11 @@ void ReplicatedLoadsRule::check(const KernelContext& ctx, FindingSink& sink) con
       f.proposals.push_back({"grow-block", "give the program a larger tile so every thread owns distinct elements",
                              {{"line", line}, {"elements", ptr.num_elements() * replication}}});
     // A 1-D tile this small is usually one short row per program: give the program several rows.
-    const std::string rows_change =
-        "give each program several consecutive rows, a [TILE_ROWS, BLOCK] tile every thread has distinct elements of";
-    if (rank == 1) {
-      if (auto blocker = ctx.function ? l0::retiling_blocker(*ctx.function) : std::nullopt)
-        f.proposals.push_back({kAdvice,
-                               fmt::format("{} (rows-per-program cannot: {})", rows_change, l0::describe(*blocker)),
-                               {{"line", line}, {"elements", ptr.num_elements()}}});
-      else
-        f.proposals.push_back({"rows-per-program", rows_change, {{"line", line}, {"elements", ptr.num_elements()}}});
-    }
+    if (rank == 1)
+      f.proposals.push_back(l0::retiling_proposal(ctx.function, "rows-per-program",
+                                                  "give each program several consecutive rows, a [TILE_ROWS, BLOCK] "
+                                                  "tile every thread has distinct elements of",
+                                                  {{"line", line}, {"elements", ptr.num_elements()}}));
     sink.report(std::move(f));
   }
 }

@@ -147,14 +147,11 @@ void SharedBankConflictsRule::check(const KernelContext& ctx, FindingSink& sink)
                           "takes {} wavefronts instead of one",
                           contig, row_bytes, ways);
     f.confidence = 0.5;
-    const std::string change =
+    f.proposals.push_back(l0::retiling_proposal(
+        ctx.function, "reorder-tile",
         "store the operand contiguous along the dimension its readers walk (e.g. B as [K, N] with N contiguous for "
-        "the FMA path), or use a dot form with swizzled operands (tf32/fp16 MMA)";
-    if (auto blocker = ctx.function ? l0::retiling_blocker(*ctx.function) : std::nullopt)
-      f.proposals.push_back({kAdvice, fmt::format("{} (reorder-tile cannot: {})", change, l0::describe(*blocker)),
-                             {{"line", line}, {"ways", ways}}});
-    else
-      f.proposals.push_back({"reorder-tile", change, {{"line", line}, {"ways", ways}}});
+        "the FMA path), or use a dot form with swizzled operands (tf32/fp16 MMA)",
+        {{"line", line}, {"ways", ways}}));
     sink.report(std::move(f));
   }
 }

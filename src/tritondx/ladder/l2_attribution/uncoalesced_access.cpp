@@ -136,15 +136,11 @@ void UncoalescedAccessRule::check(const KernelContext& ctx, FindingSink& sink) c
                             layout->threads_per_warp.size() == rank ? 32 / std::max<int64_t>(layout->threads_per_warp[fast], 1) : 0);
     }
     f.confidence = 0.75;
-    const std::string change =
+    f.proposals.push_back(l0::retiling_proposal(
+        ctx.function, "reorder-tile",
         "make the tile's fastest dimension the tensor's contiguous one (tile along the contiguous dimension and loop "
-        "or launch programs over the strided one), or transpose the data once";
-    if (auto blocker = ctx.function ? l0::retiling_blocker(*ctx.function) : std::nullopt)
-      f.proposals.push_back({kAdvice, fmt::format("{} (reorder-tile cannot: {})", change, l0::describe(*blocker)),
-                             {{"line", line}, {"contiguous_dim", contiguous}, {"layout_fastest_dim", fast}}});
-    else
-      f.proposals.push_back({"reorder-tile", change,
-                             {{"line", line}, {"contiguous_dim", contiguous}, {"layout_fastest_dim", fast}}});
+        "or launch programs over the strided one), or transpose the data once",
+        {{"line", line}, {"contiguous_dim", contiguous}, {"layout_fastest_dim", fast}}));
     sink.report(std::move(f));
   }
 }

@@ -297,15 +297,12 @@ void VectorizationLostRule::check(const KernelContext& ctx, FindingSink& sink) c
                                            root),
                                {{"arg", root}, {"bytes", 16}}});
       } else {
-        const std::string flatten = fmt::format("if the rows behind {} are contiguous, run the kernel over the flat "
-                                                "rows x columns elements (aligned) instead of row by row",
-                                                root);
-        if (auto blocker = ctx.function ? l0::retiling_blocker(*ctx.function) : std::nullopt)
-          f.proposals.push_back({kAdvice,
-                                 fmt::format("{} (flatten-contiguous-rows cannot: {})", flatten, l0::describe(*blocker)),
-                                 {{"stride", root}}});
-        else
-          f.proposals.push_back({"flatten-contiguous-rows", flatten, {{"stride", root}}});
+        f.proposals.push_back(l0::retiling_proposal(ctx.function, "flatten-contiguous-rows",
+                                                    fmt::format("if the rows behind {} are contiguous, run the kernel "
+                                                                "over the flat rows x columns elements (aligned) "
+                                                                "instead of row by row",
+                                                                root),
+                                                    {{"stride", root}}));
         f.proposals.push_back({kAdvice,
                                fmt::format("pad the dimension behind {} to a multiple of {} elements", root,
                                            std::max(16 * 8 / std::max(bits, 1), 1)),
