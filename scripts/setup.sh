@@ -7,7 +7,8 @@ cd "$root"
 
 apt_packages=(cmake ninja-build g++ python3-venv libcli11-dev nlohmann-json3-dev libfmt-dev
               libsqlitecpp-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
-              libcpp-httplib-dev libssl-dev zlib1g-dev patch)
+              libcpp-httplib-dev libssl-dev zlib1g-dev patch
+              clang-19 libclang-rt-19-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -27,7 +28,7 @@ fi
 if ! .venv/bin/python -c 'import triton, torch' 2>/dev/null ||
    [ python/requirements.txt -nt .venv/.requirements-installed ]; then
   echo "setup: installing python/requirements.txt into .venv"
-  .venv/bin/pip install -q --disable-pip-version-check -r python/requirements.txt
+  .venv/bin/pip install -q --no-cache-dir --disable-pip-version-check -r python/requirements.txt
   touch .venv/.requirements-installed
 fi
 

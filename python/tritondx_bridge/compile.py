@@ -5,7 +5,6 @@ Request: {"task": path, "out_dir": dir, "kernel": name?, "arch": 90?, "pass_dump
 Reply:   {"kernels": [{"kernel", "launch", "files": {stage: path}, "metadata", "resources",
                        "remarks": [...], "compile_seconds"}], "launches": [...]}
 """
-import atexit
 import os
 import re
 import shutil
@@ -21,39 +20,13 @@ from .capture import capture_launches
 from .cuda_emulation import emulated_cuda
 from .errors import BridgeError
 from .fdcapture import captured_fds
+from .pass_dump import process_dump
 from .task import load_task, task_json
 
 _DIAG_RE = re.compile(r"^(?P<file>[^\n:]+\.py):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning|remark|note): "
                       r"(?P<message>.*)$")
 
 STAGES = ("ttir", "ttgir", "llir", "ptx")
-
-# Triton opens MLIR_DUMP_PATH once per process, at the first compile that dumps, and appends every
-# later dump to that file whatever MLIR_DUMP_PATH says then (measured with 3.6.0: in one process
-# the second kernel's passes.txt was never written, and the first file grew by exactly that dump).
-# So every dump goes to one file per process, and each compile's share is cut out by offset.
-_PROCESS_DUMP = []
-
-
-def _process_dump_path():
-    if not _PROCESS_DUMP:
-        fd, path = tempfile.mkstemp(prefix="tritondx-passes-", suffix=".txt")
-        os.close(fd)
-        atexit.register(lambda: os.path.exists(path) and os.remove(path))
-        _PROCESS_DUMP.append(path)
-    return _PROCESS_DUMP[0]
-
-
-def _copy_dump_since(offset, dest):
-    """The pass dumps appended to the process's dump file since `offset`, written to `dest`."""
-    path = _process_dump_path()
-    if not os.path.exists(path) or os.path.getsize(path) <= offset:
-        return False
-    with open(path, "rb") as src, open(dest, "wb") as out:
-        src.seek(offset)
-        shutil.copyfileobj(src, out)
-    return True
-
 
 def parse_diagnostics(text):
     """MLIR diagnostics (`file:line:col: severity: message` plus indented/continuation lines)."""
@@ -124,11 +97,13 @@ def compile_launch(task, launch, target, out_dir, pass_dumps, remarks, index):
     kernel_info = task.kernels.get(launch.name)
     stem = os.path.join(out_dir, f"{launch.name}.{index}" if index else launch.name)
     cache_dir = tempfile.mkdtemp(prefix="tritondx-cache-")
-    dump_path = _process_dump_path() if pass_dumps else None
-    dump_offset = os.path.getsize(dump_path) if dump_path else 0
+    dump = process_dump() if pass_dumps else None
+    dump_offset = dump.size() if dump else 0
+    passes_path = stem + ".passes.txt"
+    has_passes = False
     env = {"TRITON_CACHE_DIR": cache_dir, "TRITON_ALWAYS_COMPILE": "1", "TRITON_DUMP_PTXAS_LOG": "1",
            "MLIR_ENABLE_DUMP": "1" if pass_dumps else None,
-           "MLIR_DUMP_PATH": dump_path,
+           "MLIR_DUMP_PATH": dump.path if dump else None,
            "MLIR_ENABLE_DIAGNOSTICS": "warnings,remarks" if remarks else None}
     saved = _env(env)
     src = triton.compiler.ASTSource(launch.fn, launch.signature, launch.constexprs, launch.attrs)
@@ -140,6 +115,8 @@ def compile_launch(task, launch, target, out_dir, pass_dumps, remarks, index):
                 error = None
             except Exception as e:  # noqa: BLE001 - CompilationError, MLIR pass failures, ptxas errors
                 error = e
+        if dump:
+            has_passes = dump.finish_compile(dump_offset, passes_path if error is None else None)
     finally:
         _env(saved)
         shutil.rmtree(cache_dir, ignore_errors=True)
@@ -165,8 +142,8 @@ def compile_launch(task, launch, target, out_dir, pass_dumps, remarks, index):
         files["sass"] = f"{stem}.sass"
     except (OSError, RuntimeError, Exception) as e:  # noqa: BLE001 - SASS is optional evidence
         notes.append(f"no SASS: {e}")
-    if pass_dumps and _copy_dump_since(dump_offset, stem + ".passes.txt"):
-        files["passes"] = stem + ".passes.txt"
+    if has_passes:
+        files["passes"] = passes_path
     with open(f"{stem}.compile.log", "w") as f:
         f.write(log["text"])
     files["log"] = f"{stem}.compile.log"

@@ -2,12 +2,16 @@
 // store are written, and a run killed mid-way resumes losing at most the candidate in flight.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <random>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -155,6 +159,95 @@ TEST(OptimizeE2E, KilledRunResumesLosingAtMostTheCandidateInFlight) {
     auto c = store->candidate(id);
     ASSERT_TRUE(c.has_value()) << id;
     EXPECT_EQ(c->restarts, 0) << id;
+  }
+}
+
+// Runs the command of `args` and kills it with SIGKILL after `delay`; false when it ended first.
+bool kill_after(std::vector<std::string> args, std::chrono::milliseconds delay, int& exit_code) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  posix_spawn_file_actions_t quiet;
+  posix_spawn_file_actions_init(&quiet);
+  posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&quiet, 2, "/dev/null", O_WRONLY, 0);
+  int spawned = posix_spawn(&pid, argv[0], &quiet, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&quiet);
+  if (spawned != 0) throw std::runtime_error("cannot start " + args[0]);
+  auto deadline = std::chrono::steady_clock::now() + delay;
+  int status = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return true;
+}
+
+// SIGKILL at random moments (bridge start, compiles, verification, store writes), resuming after
+// each: whatever was finished before a kill stays as it was, each kill costs at most the one
+// candidate in flight, and the store stays sound. TRITONDX_KILL_POINTS and TRITONDX_KILL_SEED
+// set how many kills and which moments (a longer run by hand: docs/results.md).
+TEST(OptimizeE2E, KillsAtRandomPointsLoseOnlyTheCandidateInFlight) {
+  const char* points_env = std::getenv("TRITONDX_KILL_POINTS");
+  const char* seed_env = std::getenv("TRITONDX_KILL_SEED");
+  const int points = points_env ? std::atoi(points_env) : 4;
+  const unsigned seed = seed_env ? static_cast<unsigned>(std::atoll(seed_env)) : 20261206u;
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> delay_ms(300, 9000);
+  fs::path out = fresh_dir("kill-points");
+
+  std::map<long long, std::string> finished_before_a_kill;
+  int kills = 0;
+  bool completed = false;
+  for (int i = 0; i < points && !completed; ++i) {
+    auto args = optimize_args(out, 3);
+    if (fs::exists(out / "store.sqlite") && !finished_candidates(out / "store.sqlite").empty()) args.push_back("--resume");
+    int exit_code = 0;
+    const int delay = delay_ms(rng);
+    if (!kill_after(args, std::chrono::milliseconds(delay), exit_code)) {
+      ASSERT_EQ(exit_code, 0) << "segment " << i << " ended on its own with status " << exit_code;
+      completed = true;
+      break;
+    }
+    ++kills;
+    for (const auto& [id, status] : finished_candidates(out / "store.sqlite")) finished_before_a_kill[id] = status;
+    std::cout << "[ kill " << kills << " ] after " << delay << " ms (seed " << seed << "): "
+              << finished_before_a_kill.size() << " candidate(s) finished so far\n";
+  }
+  if (!completed) {
+    auto args = optimize_args(out, 3);
+    if (!finished_candidates(out / "store.sqlite").empty()) args.push_back("--resume");
+    auto r = run(args);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  }
+  ASSERT_GT(kills, 0) << "every segment ended before its kill: the delays are too long for this machine";
+
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  auto store = Store::open((out / "store.sqlite").string());
+  ASSERT_TRUE(store.has_value());
+  EXPECT_EQ(*store->check_integrity(), "ok");
+  auto candidates = store->candidates(report["run_id"].get<long long>());
+  ASSERT_TRUE(candidates.has_value());
+  EXPECT_EQ(candidates->size(), 4u);  // the original and the budget of three
+  std::set<std::string> sources;
+  int restarts = 0;
+  for (const auto& c : *candidates) {
+    EXPECT_TRUE(is_finished(c.status)) << c.id;
+    EXPECT_TRUE(sources.insert(c.source_sha256).second) << "the same source evaluated twice: " << c.id;
+    restarts += c.restarts;
+  }
+  EXPECT_LE(restarts, kills) << "a kill cost more than the candidate in flight";
+  for (const auto& [id, status] : finished_before_a_kill) {
+    auto c = store->candidate(id);
+    ASSERT_TRUE(c.has_value()) << id;
+    EXPECT_EQ(c->restarts, 0) << "candidate " << id << " was finished before a kill, then evaluated again";
+    EXPECT_TRUE(is_finished(c->status)) << id << " was " << status;
   }
 }
 

@@ -2,7 +2,6 @@
 // configuration, good replies, retries with backoff, error codes, truncated, malformed and
 // cut-off replies, timeouts, and the call records with their token and cost accounting.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -17,6 +16,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// <tmp>/tritondx-llm-tests/<suite.test>: one folder per test, reused by later runs.
+fs::path scratch_dir() {
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  return fs::temp_directory_path() / "tritondx-llm-tests" / (std::string(test->test_suite_name()) + "." + test->name());
+}
+
 EnvLookup env_of(std::map<std::string, std::string> vars) {
   return [vars](const std::string& name) -> std::optional<std::string> {
     auto it = vars.find(name);
@@ -26,7 +31,7 @@ EnvLookup env_of(std::map<std::string, std::string> vars) {
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  fs::path dir = fs::temp_directory_path() / ("tritondx-llm-tests-" + std::to_string(::getpid()));
+  fs::path dir = scratch_dir();
   fs::create_directories(dir);
   fs::path p = dir / name;
   std::ofstream(p) << text;
@@ -126,7 +131,7 @@ TEST(LlmConfigTest, ReadsAFileWithAKeyFromTheEnvironment) {
 }
 
 TEST(LlmConfigTest, TheDefaultFileIsFoundUnderXdgConfigHome) {
-  fs::path dir = fs::temp_directory_path() / ("tritondx-llm-tests-" + std::to_string(::getpid())) / "xdg" / "tritondx";
+  fs::path dir = scratch_dir() / "xdg" / "tritondx";
   fs::create_directories(dir);
   std::ofstream(dir / "llm.json") << R"({"base_url": "http://127.0.0.1:5/v1", "model": "from-file"})";
   auto c = load_llm_config("", env_of({{"XDG_CONFIG_HOME", dir.parent_path().string()}, {"TRITONDX_LLM_MODEL", "env"}}));

@@ -2,7 +2,6 @@
 // prompt it sends (source, findings with evidence, constraints, proposals), the candidate it
 // splices into examples/softmax.py, and the replies it rejects with a reason.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -19,6 +18,12 @@ namespace tdx {
 namespace {
 
 namespace fs = std::filesystem;
+
+// <tmp>/tritondx-llm-tests/<suite.test>: one folder per test, reused by later runs.
+fs::path scratch_dir() {
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  return fs::temp_directory_path() / "tritondx-llm-tests" / (std::string(test->test_suite_name()) + "." + test->name());
+}
 
 const Bridge& bridge() {
   static Bridge b(BridgeConfig::from_environment());
@@ -254,7 +259,7 @@ TEST(LlmRewriterTest, GoodReplySplicesIntoTheTask) {
             std::string::npos);
 
   // Triton 3.6 compiles it for sm_90 (through the bridge, no GPU needed).
-  fs::path dir = fs::temp_directory_path() / ("tritondx-llm-tests-" + std::to_string(::getpid()));
+  fs::path dir = scratch_dir();
   fs::create_directories(dir);
   std::ofstream(dir / "softmax.candidate.py") << s;
   auto compiled = bridge().call("compile", nlohmann::json{{"task", (dir / "softmax.candidate.py").string()},
@@ -285,7 +290,7 @@ TEST(LlmRewriterTest, TheRequestCarriesTheSourceAndFindings) {
   EXPECT_EQ(body["model"], "test-model");
   ASSERT_EQ(body["messages"].size(), 2u);
   std::string user = body["messages"][1]["content"];
-  fs::path dir = fs::temp_directory_path() / ("tritondx-llm-tests-" + std::to_string(::getpid()));
+  fs::path dir = scratch_dir();
   fs::create_directories(dir);
   std::ofstream(dir / "softmax.prompt.md") << body["messages"][0]["content"].get<std::string>() << "\n\n" << user;
   EXPECT_NE(user.find("row_max = tl.maximum(row_max, tl.max(x, axis=0))"), std::string::npos);
@@ -447,7 +452,7 @@ if __name__ == "__main__":
 )PY";
 
 TEST(LlmRewriterTest, SplicesDecoratedKernelsAndKeepsPlainHelpers) {
-  fs::path dir = fs::temp_directory_path() / ("tritondx-llm-tests-" + std::to_string(::getpid()));
+  fs::path dir = scratch_dir();
   fs::create_directories(dir);
   fs::path path = dir / "autotuned.py";
   std::ofstream(path) << kAutotuned;

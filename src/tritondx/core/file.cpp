@@ -1,13 +1,9 @@
 #include "tritondx/core/file.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <sstream>
 
-#include <fmt/format.h>
 #include <zlib.h>
 
 namespace tdx {
@@ -37,14 +33,6 @@ Expected<std::string> read_file(const std::string& path, Stage stage) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::string default_artifacts_dir(const std::string& task_path) {
-  auto stem = std::filesystem::path(task_path).stem().string();
-  auto hash = std::hash<std::string>{}(std::filesystem::absolute(task_path).string());
-  return (std::filesystem::temp_directory_path() / "tritondx-artifacts" /
-          fmt::format("{}-{:08x}-{}", stem, hash & 0xffffffffu, static_cast<long>(::getpid())))
-      .string();
 }
 
 }  // namespace tdx

@@ -1,5 +1,4 @@
-// Files: reading a whole one (a diagnostic of the given stage when it cannot be read), and where
-// the stage files of a task go by default.
+// Files: reading a whole one (a diagnostic of the given stage when it cannot be read).
 #pragma once
 
 #include <string>
@@ -10,8 +9,5 @@ namespace tdx {
 
 // A path ending in ".gz" is decompressed (large fixtures are kept gzipped).
 Expected<std::string> read_file(const std::string& path, Stage stage);
-
-// <tmp>/tritondx-artifacts/<stem>-<path hash>-<pid>: per task and per process.
-std::string default_artifacts_dir(const std::string& task_path);
 
 }  // namespace tdx

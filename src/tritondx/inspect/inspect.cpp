@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "tritondx/compile/capture_notes.h"
+#include "tritondx/core/artifacts_dir.h"
 #include "tritondx/ir/program.h"
 #include "tritondx/ir/source_map.h"
 

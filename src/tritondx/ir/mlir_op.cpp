@@ -321,7 +321,7 @@ OpTextResult parse_op_text(std::string_view text, int line, MlirOp& op, TypeCont
   if (rest.empty()) return error("expected an operation");
   if (rest[0] == '%') {
     size_t eq = shape.eq;
-    if (eq == npos || eq >= rest.size()) return error("expected ' = ' after the op's results");
+    if (eq == npos || eq + 3 > rest.size()) return error("expected ' = ' after the op's results");
     bool ok = true;
     for_each_top(rest.substr(0, eq), ',', [&](std::string_view r) {
       size_t colon = r.find(':');

@@ -49,6 +49,8 @@ void expand_piece(std::string_view p, TypeRefs& out, TypeContext& tc, int line) 
 // Types of t[b, e), split at the depth-0 commas recorded in marks.
 void type_range(std::string_view t, const Marks& mk, size_t b, size_t e, TypeRefs& out,
                 TypeContext& tc, int line) {
+  e = std::min(e, t.size());
+  b = std::min(b, e);  // an arrow at the very end of the text ("%x : -> ") has nothing after it
   if (mk.overflow) {
     for_each_top(t.substr(b, e - b), ',', [&](std::string_view p) { expand_piece(p, out, tc, line); });
     return;
@@ -115,7 +117,7 @@ void assign_types(std::string_view t, const Marks& mk, MlirOp& op, TypeContext& 
     const size_t arrow = mk.arrow;
     TypeRefs ins, outs;
     type_range(t, mk, arrow + 4, t.size(), outs, tc, line);
-    if (mk.star != npos && mk.star < arrow) {  // dot: a * b -> c
+    if (mk.star != npos && mk.star + 3 <= arrow) {  // dot: a * b -> c
       ins.push(tc.get(t.substr(0, mk.star), line));
       ins.push(tc.get(t.substr(mk.star + 3, arrow - mk.star - 3), line));
       ins.append_to(op.operand_types);

@@ -10,6 +10,7 @@
 #include "tritondx/ladder/autotuned_proposals.h"
 #include "tritondx/measure/profile.h"
 #include "tritondx/pyast/constexpr_branches.h"
+#include "tritondx/core/artifacts_dir.h"
 #include "tritondx/core/file.h"
 
 namespace tdx {

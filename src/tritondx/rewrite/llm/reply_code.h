@@ -1,5 +1,5 @@
-// Taking the kernel out of an LLM reply: the fenced Python block(s), then the bridge's `ast`
-// verb on them, which rejects a syntax error with Python's message and code that is not a
+// Taking the kernel out of an LLM reply's Python code (reply_text.h finds it): the bridge's `ast`
+// verb on it, which rejects a syntax error with Python's message and code that is not a
 // kernel (no @triton.jit function, no launch).
 #pragma once
 
@@ -9,25 +9,10 @@
 #include "tritondx/bridge/bridge.h"
 #include "tritondx/core/diagnostic.h"
 #include "tritondx/pyast/py_ast.h"
+#include "tritondx/rewrite/llm/reply_text.h"
 #include "tritondx/task/task.h"
 
 namespace tdx {
-
-struct CodeBlock {
-  std::string language;  // the fence's info word, lower case ("python", "" when untagged)
-  std::string code;      // dedented, ending with '\n'
-  int line = 0;          // 1-based line of the opening fence in the reply
-};
-
-// Every fenced block (``` or ~~~, any indentation); an unclosed fence is an error.
-Expected<std::vector<CodeBlock>> extract_code_blocks(const std::string& reply);
-
-// The Python code of a reply: its python/py blocks joined in order (untagged blocks when
-// there are none), or why there is none ("no code block", "no Python code block").
-Expected<std::string> extract_python_code(const std::string& reply);
-
-// The reply's prose before its first code block, first sentence, at most 200 characters.
-std::string reply_summary(const std::string& reply);
 
 // The reply's code as the bridge sees it: its AST and jit functions. The original task's
 // imports go first (a reply may leave them out; duplicates are harmless) and stand-ins for

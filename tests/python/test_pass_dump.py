@@ -1,0 +1,94 @@
+"""Pass dumps of many compiles in one bridge process: each kernel's passes.txt is exactly what
+Triton dumps for that kernel alone, and the process's dump file leaves with the process."""
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TASK = os.path.join(ROOT, "tests", "fixtures", "tasks", "cumsum_guarded_blocks.py")
+
+# One kernel of the task compiled in a process of its own, dumping to MLIR_DUMP_PATH; Triton
+# flushes its dump stream when that process exits, so the file is complete.
+ALONE = """
+import sys, tempfile, triton
+from triton.backends.compiler import GPUTarget
+from tritondx_bridge.capture import capture_launches
+from tritondx_bridge.cuda_emulation import emulated_cuda
+from tritondx_bridge.task import load_task
+target = GPUTarget("cuda", 90, 32)
+with emulated_cuda() as emulation:
+    task = load_task(sys.argv[1])
+    launches, _ = capture_launches(task, emulation, target)
+launch = next(l for l in launches if l.name == sys.argv[2])
+src = triton.compiler.ASTSource(launch.fn, launch.signature, launch.constexprs, launch.attrs)
+triton.compile(src, target=target, options=launch.options.__dict__)
+"""
+
+
+def bridge_env(tmp_dir):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), TMPDIR=str(tmp_dir))
+    env.pop("TRITON_INTERPRET", None)
+    return env
+
+
+def dump_alone(tmp_path, kernel):
+    path = tmp_path / f"{kernel}.alone.txt"
+    env = dict(bridge_env(tmp_path), MLIR_ENABLE_DUMP="1", MLIR_DUMP_PATH=str(path), TRITON_ALWAYS_COMPILE="1",
+               TRITON_CACHE_DIR=str(tmp_path / f"cache-{kernel}"))
+    done = subprocess.run([sys.executable, "-c", ALONE, TASK, kernel], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return path.read_text()
+
+
+def start_bridge(tmp_dir):
+    return subprocess.Popen([sys.executable, "-m", "tritondx_bridge", "serve"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=bridge_env(tmp_dir))
+
+
+def call(proc, verb, request):
+    proc.stdin.write(json.dumps({"verb": verb, "request": request}) + "\n")
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    assert line, f"the bridge exited during {verb}"
+    return json.loads(line)
+
+
+def test_each_kernel_dump_is_its_whole_dump_alone(tmp_path):
+    """The second and third kernels start where Triton's buffer held the previous kernel's last
+    bytes, and every kernel's last pass used to lose up to 4 KiB to that buffer."""
+    bridge_tmp = tmp_path / "bridge-tmp"
+    bridge_tmp.mkdir()
+    proc = start_bridge(bridge_tmp)
+    try:
+        reply = call(proc, "compile", {"task": TASK, "out_dir": str(tmp_path / "out"), "pass_dumps": True})
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    assert reply["ok"], reply
+    kernels = reply["kernels"]
+    assert len(kernels) == 3
+    for k in kernels:
+        with open(k["files"]["passes"]) as f:
+            shared_process = f.read()
+        alone = dump_alone(tmp_path, k["kernel"])
+        assert shared_process == alone, k["kernel"]
+        assert "tdx.pass_dump_flush" not in shared_process
+
+
+def test_a_killed_bridge_leaves_no_dump_file(tmp_path):
+    proc = start_bridge(tmp_path)
+    try:
+        reply = call(proc, "compile", {"task": TASK, "out_dir": str(tmp_path / "out"), "kernel": "block_scan_kernel",
+                                       "pass_dumps": True})
+        assert reply["ok"], reply
+        assert os.path.getsize(reply["kernels"][0]["files"]["passes"]) > 100_000
+        names = glob.glob(str(tmp_path / "tritondx-passes-*"))
+        assert not names, f"the dump file still has a name while the bridge runs: {names}"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+    assert not glob.glob(str(tmp_path / "tritondx-*")), os.listdir(tmp_path)
