@@ -6,18 +6,20 @@ Request: {"task": path, "draws"?: 3, "seed"?: 1234, "min_reps"?: 100, "min_ms"?:
 verified against its launch() too (verify.py), and against it alone when the task has no
 `reference`.
 Reply:   {"device", "correctness": {...}, "timing": {...}|null, "graph": {...}|null,
-          "recheck": {...}|null, "min_bytes", "flops", "input_sets",
+          "recheck": {...}|null, "audit": {...}|null, "min_bytes", "flops", "input_sets",
           "integrity"?: {"passed", "violations": [{"id", "line", "message"}], "notes", ...},
           "autotune": {kernel: {"index", "configs", "config"}}}
 "autotune": for each @triton.autotune'd kernel, the config its autotuner chose (its index in the
 configs, how many there are, and the config) for the last key it timed: the config the timing ran.
+"audit": one call at a random iteration of the timing loop, on fresh inputs, checked against the
+references (timing_audit.py): {"iteration", "reps", "passed", "failures"} or {"skipped": why}.
 "integrity" runs the runtime anti-cheating checks (integrity_runtime.py, docs/integrity.md); with
 "device": "cpu" and no GPU, only those, under the Triton interpreter.
 The GPU work holds gpu_lock SHARED and the timed loops EXCLUSIVE (a GPU shared by workers).
 """
 import torch
 
-from . import gpu_lock, timing, verify
+from . import gpu_lock, timing, timing_audit, verify
 from .errors import BridgeError
 from .task import load_task
 
@@ -43,7 +45,7 @@ def _run_on_gpu(task, request, integrity, baseline):
     initial = verify.load_initial(request)
     correctness = verify.check_correctness(task, int(request.get("draws", 3)), seed, initial)
     reply = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "correctness": correctness,
-             "timing": None, "graph": None, "recheck": None}
+             "timing": None, "graph": None, "recheck": None, "audit": None}
     inputs = verify.make_inputs(task, seed + 100)
     for name in ("bytes_moved", "flops"):
         fn = getattr(task.module, name, None)
@@ -64,12 +66,14 @@ def _run_on_gpu(task, request, integrity, baseline):
     sets = timing.rotated_input_sets(task, inputs, seed)
     reply["input_sets"] = len(sets)
     launch = task.function("launch")
+    audit = timing_audit.RandomPointAudit(task, seed + 300, initial)
     with gpu_lock.hold(gpu_lock.EXCLUSIVE):
         reply["timing"] = timing.time_launch(launch, sets, int(request.get("min_reps", 100)),
-                                             float(request.get("min_ms", 100.0)))
+                                             float(request.get("min_ms", 100.0)), audit=audit)
+    reply["audit"] = audit.result()
     reply["autotune"] = autotune_choices(task)
     # Correctness again on fresh inputs, after many calls (kernels that change behaviour).
-    reply["recheck"] = verify.check_correctness(task, 1, seed + 1000, initial)
+    reply["recheck"] = verify.check_correctness(task, 1, seed + 1000, initial, test_inputs=False)
     # Last: a launch() that cannot be captured falls back to the event timing above, and a failed
     # capture can leave the process's CUDA state unusable for anything after it.
     with gpu_lock.hold(gpu_lock.EXCLUSIVE):

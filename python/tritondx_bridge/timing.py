@@ -35,7 +35,9 @@ def summarize(times_ms):
             "cv": statistics.pstdev(times_ms) / statistics.fmean(times_ms) if len(times_ms) > 1 else 0.0}
 
 
-def time_launch(launch, input_sets, min_reps=100, min_ms=100.0, max_reps=2000, warmup_ms=25.0):
+def time_launch(launch, input_sets, min_reps=100, min_ms=100.0, max_reps=2000, warmup_ms=25.0, audit=None):
+    """`audit` (timing_audit.RandomPointAudit or None): one call inside the loop runs on fresh
+    data and its outputs are kept for audit.result()."""
     flush = torch.empty(FLUSH_BYTES, dtype=torch.int8, device="cuda")
     # Warm-up: compilation, autotuning and first-touch happen here, outside the numbers.
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -53,11 +55,17 @@ def time_launch(launch, input_sets, min_reps=100, min_ms=100.0, max_reps=2000, w
     reps = int(min(max(min_reps, min_ms / per_call), max_reps))
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    audited = audit.plan(reps, input_sets) if audit is not None else -1
     for i in range(reps):
+        inputs = input_sets[i % len(input_sets)]
         flush.zero_()
+        if i == audited:
+            audit.before_call(inputs)
         starts[i].record()
-        launch(*input_sets[i % len(input_sets)])
+        out = launch(*inputs)
         ends[i].record()
+        if i == audited:
+            audit.after_call(out, inputs)
     torch.cuda.synchronize()
     times = [s.elapsed_time(e) for s, e in zip(starts, ends)]
     return summarize(times)

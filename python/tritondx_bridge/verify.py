@@ -11,6 +11,11 @@ give the same results: bitwise, or at tolerance where the task has no PyTorch re
 its kernels may legitimately differ run to run, e.g. float atomics), tolerance by dtype (the
 task's TOLERANCE overrides; integer outputs exact), NaN/Inf never pass, inputs checked
 unchanged.
+
+Besides make_inputs' shapes (the ones timed), every input tuple of the task's
+`make_test_inputs(device)` is checked once (small, odd, degenerate shapes: a kernel is called at
+more shapes than the benchmark's); a task without it is also checked at `make_small_inputs`
+where it has that, and the reply says when make_inputs' shapes were the only ones.
 """
 import math
 
@@ -102,6 +107,40 @@ def make_inputs(task, seed, device="cuda"):
     return inputs
 
 
+def test_input_sets(task, seed, device="cuda"):
+    """(label, inputs) for every input tuple besides make_inputs': make_test_inputs(device)'s
+    list, or make_small_inputs(device) alone; [] when the task has neither."""
+    maker = getattr(task.module, "make_test_inputs", None)
+    if callable(maker):
+        torch.manual_seed(seed)
+        sets = maker(device)
+        if not isinstance(sets, (list, tuple)) or not sets:
+            raise BridgeError("bad-inputs", "make_test_inputs must return a non-empty list of input tuples",
+                              file=task.path)
+        return [(f"test input {k} {describe_inputs(as_tuple(x))}", as_tuple(x)) for k, x in enumerate(sets)]
+    small = getattr(task.module, "make_small_inputs", None)
+    if callable(small):
+        torch.manual_seed(seed)
+        inputs = as_tuple(small(device))
+        return [(f"make_small_inputs {describe_inputs(inputs)}", inputs)]
+    return []
+
+
+def describe_inputs(inputs):
+    """The shapes of an input tuple: "(37x300 float16, 300 float32, 1e-05)"."""
+    parts = []
+    for x in inputs:
+        if torch.is_tensor(x):
+            shape = "x".join(str(d) for d in x.shape) or "scalar"
+            layout = "" if x.is_contiguous() else " strided"
+            parts.append(f"{shape} {str(x.dtype).replace('torch.', '')}{layout}")
+        elif isinstance(x, (int, float, bool)):
+            parts.append(repr(x))
+        else:
+            parts.append(type(x).__name__)
+    return "(" + ", ".join(parts) + ")"
+
+
 def tolerance_for(task, dtype):
     override = getattr(task.module, "TOLERANCE", None)
     rtol, atol = DEFAULT_TOLERANCE.get(dtype, (0.0, 0.0))
@@ -185,26 +224,38 @@ def _repeat_failures(task, out_a, out_b, at_tolerance):
     return failures
 
 
-def check_correctness(task, draws=3, seed=1234, initial=None, device="cuda"):
+def check_correctness(task, draws=3, seed=1234, initial=None, device="cuda", test_inputs=True):
     """`initial`: the initial kernel's task (a frozen copy of the file, loaded), or None.
 
     With a PyTorch `reference`, launch() must leave its inputs as they were. Without one, the
     kernel is its own specification: in-place updates of the inputs are part of its result and
     are compared with the initial kernel's. With neither a reference nor an initial kernel only
-    the repeat check can run, and the reply says so."""
+    the repeat check can run, and the reply says so. `test_inputs`: also check the task's test
+    input tuples (test_input_sets) once make_inputs' draws pass."""
     launch = task.function("launch")
     use_reference = has_reference(task)
     references = (["the reference"] if use_reference else []) + (["the initial kernel"] if initial else [])
+    cases = [(None, f"make_inputs draw {draw}", None) for draw in range(draws)]
+    extra = test_input_sets(task, seed + draws, device) if test_inputs else []
+    cases += [(k, label, inputs) for k, (label, inputs) in enumerate(extra)]
     results = []
-    for draw in range(draws):
-        inputs = make_inputs(task, seed + draw, device)
+    for draw, (test_input, label, inputs) in enumerate(cases):
+        if inputs is None:
+            inputs = make_inputs(task, seed + draw, device)
         expected = []  # (against, outputs, inputs as launch() left them or None)
         ref_precision = None
-        if use_reference:
-            ref, ref_precision = reference_outputs(task, [x.clone() if torch.is_tensor(x) else x for x in inputs])
-            expected.append(("the reference", ref, None))
-        if initial is not None:
-            expected.append(("the initial kernel", *run_on_copies(initial.function("launch"), inputs, device)))
+        try:
+            if use_reference:
+                ref, ref_precision = reference_outputs(task, [x.clone() if torch.is_tensor(x) else x for x in inputs])
+                expected.append(("the reference", ref, None))
+            if initial is not None:
+                expected.append(("the initial kernel", *run_on_copies(initial.function("launch"), inputs, device)))
+        except Exception as e:  # noqa: BLE001 - a test shape the task's own code rejects is the task's problem
+            if test_input is None:
+                raise
+            raise BridgeError("bad-inputs", f"{references[-1] if expected else references[0]} fails at {label}: "
+                              f"{type(e).__name__}: {e}; remove that shape from make_test_inputs or fix it",
+                              file=task.path) from e
         poison = max(tensor_bytes(inputs), 1 << 20)
         if device == "cuda":
             poison_allocator(poison, float("nan"))
@@ -225,11 +276,20 @@ def check_correctness(task, draws=3, seed=1234, initial=None, device="cuda"):
             failures += _repeat_failures(task, out_a, out_b, at_tolerance=not use_reference)
             if not use_reference:
                 failures += _repeat_failures(task, after_a, after_b, at_tolerance=True)
-        results.append({"draw": draw, "seed": seed + draw, "reference_precision": ref_precision,
-                        "references": references, "passed": not failures, "failures": failures})
+        if test_input is not None:
+            for f in failures:
+                f["test_input"] = test_input
+                f["message"] = f"at {label}: {f['message']}"
+        results.append({"draw": draw, "seed": seed + draw, "inputs": label, "test_input": test_input,
+                        "reference_precision": ref_precision, "references": references, "passed": not failures,
+                        "failures": failures})
         if failures:
             break
-    reply = {"passed": all(r["passed"] for r in results), "draws": results, "references": references}
+    reply = {"passed": all(r["passed"] for r in results), "draws": results, "references": references,
+             "test_inputs": len(extra), "test_inputs_checked": sum(1 for r in results if r["test_input"] is not None)}
+    if test_inputs and not extra:
+        reply["shapes_note"] = ("checked at make_inputs' shapes only: the task defines neither make_test_inputs "
+                                "nor make_small_inputs")
     if not references:
         reply["note"] = ("the task has no reference and no initial kernel was given: only that launch() runs and "
                          "repeats its results was checked")

@@ -18,6 +18,9 @@ regex matches the source (re.search), on top of the above; a test ranks its own 
 STAND_IN_REQUEST_LOG names a file each GPU verb's request is appended to (a JSON line
 {"verb", "request"}), and `correctness.references` says what a real run would have checked
 against (the task's `reference`, and the initial kernel when the request names one).
+STAND_IN_WRONG, a JSON list of [regex, where] pairs: a source the regex matches is right at
+make_inputs but wrong at test input 1 (where = "test-input") or at the call audited inside the
+timing loop (where = "audit"), in the bridge's reply format (verify.py, timing_audit.py).
 STAND_IN_AUTOTUNE, a JSON object {kernel: index}, is the config each autotuned kernel's autotuner
 "chose" (the run reply's "autotune").
 STAND_IN_MIN_BYTES sets the bytes the roofline floor is computed from (default 100 MB: a 1 ms
@@ -67,7 +70,27 @@ def run_reply(request):
         reply["gpu_lock_wait_s"] = float(os.environ["STAND_IN_GPU_WAIT_S"])
     if request.get("integrity") is not None:
         reply["integrity"] = {"passed": True, "violations": [], "notes": ["stand-in GPU: no runtime checks ran"]}
+    for pattern, where in json.loads(os.environ.get("STAND_IN_WRONG", "[]")):
+        if re.search(pattern, source):
+            wrong(reply, where)
     return reply
+
+
+def wrong(reply, where):
+    if where == "test-input":
+        failure = {"output": 0, "test_input": 1, "message": "at test input 1 (1000 float32): against the reference: "
+                   "output 0: 24 of 1000 elements out of tolerance (stand-in GPU)"}
+        reply["correctness"] = dict(reply["correctness"], passed=False, test_inputs=3, test_inputs_checked=2)
+        reply["correctness"]["draws"] = [{"test_input": None, "passed": True, "failures": []},
+                                         {"test_input": 0, "passed": True, "failures": []},
+                                         {"test_input": 1, "passed": False, "failures": [failure]}]
+        reply["timing"] = reply["recheck"] = None
+    elif where == "audit":
+        reply["audit"] = {"iteration": 37, "reps": 100, "passed": False, "failures": [
+            {"output": 0, "message": "the call audited at iteration 37 of 100 in the timing loop (fresh inputs): "
+             "against the reference: output 0: 4096 of 4096 elements out of tolerance (stand-in GPU)"}]}
+    else:
+        raise ValueError(f"STAND_IN_WRONG: unknown place {where!r}")
 
 
 def compare_reply(request):

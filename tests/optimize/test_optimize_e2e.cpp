@@ -413,6 +413,28 @@ TEST(OptimizeE2E, TmaPersistentIsTriedOnTheTunedKernel) {
   EXPECT_TRUE(noted) << report["notes"].dump(2);
 }
 
+// A candidate right at make_inputs but wrong at a test shape, or at the call audited inside the
+// timing loop, is rejected at its own stage (the stand-in says so for every source with
+// GROUP_SIZE_M: the group-program-order candidate).
+TEST(OptimizeE2E, WrongAtATestShapeOrInsideTheTimingLoopIsRejectedAtItsStage) {
+  for (const std::string where : {"test-input", "audit"}) {
+    fs::path out = fresh_dir("wrong-" + where);
+    auto r = optimize_on_stand_in(out, {}, {{"STAND_IN_WRONG", R"([["GROUP_SIZE_M", ")" + where + R"("]])"}});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    auto report = nlohmann::json::parse(read(out / "report.json"));
+    int rejected_here = 0;
+    for (const auto& c : report["candidates"]) {
+      if (!c.contains("reject") || read(c["path"].get<std::string>()).find("GROUP_SIZE_M") == std::string::npos) continue;
+      EXPECT_EQ(c["reject"]["stage"], where == "audit" ? "timing-audit" : "test-shapes") << c.dump(2);
+      const std::string reason = c["reject"]["reason"];
+      EXPECT_NE(reason.find(where == "audit" ? "the call audited at iteration 37 of 100" : "at test input 1 (1000 float32)"),
+                std::string::npos) << reason;
+      ++rejected_here;
+    }
+    EXPECT_GT(rejected_here, 0) << report.dump(2);
+  }
+}
+
 TEST(OptimizeE2E, NoRivalIsTunedWhenTheSiblingIsMoreThanFivePercentSlower) {
   fs::path out = fresh_dir("tune_no_rival");
   auto r = optimize_on_stand_in(out, {"--max-candidates", "2"}, {{"STAND_IN_FACTORS", sibling_factors(0.90, 0.97)}});

@@ -6,34 +6,43 @@ breaks the interpreter-based tests that run later in the same process."""
 # libraries' code asks for CUDA (a driver query at import, `torch.cuda.device(x.device)` in the
 # wrapper): the entry runs under the bridge's CUDA emulation, its kernels under the interpreter, and
 # an autotuned kernel with its first config (install_interpreter_shim), as tritondx runs it on a CPU.
-# argv: ENTRY.py PYTHON_DIR
+# Every small input tuple is checked: make_small_inputs, then each of make_test_inputs (the shapes
+# every candidate is verified at). argv: ENTRY.py PYTHON_DIR
 CHECK = r"""
 import importlib.util, json, sys, torch
 sys.path.insert(0, sys.argv[2])
 from tritondx_bridge.integrity_runtime import install_interpreter_shim
 from tritondx_bridge.cuda_emulation import emulated_cuda
 install_interpreter_shim()
+results = []
 with emulated_cuda(interpreted=True):
     spec = importlib.util.spec_from_file_location("entry", sys.argv[1])
     m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
     torch.manual_seed(0)
-    inputs = m.make_small_inputs("cpu")
-    if not isinstance(inputs, (tuple, list)): inputs = (inputs,)
-    pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-    out = m.launch(*inputs)
-    ref = m.reference(*pristine)
+    cases = [("make_small_inputs", m.make_small_inputs("cpu"))]
+    if callable(getattr(m, "make_test_inputs", None)):
+        cases += [(f"make_test_inputs[{k}]", x) for k, x in enumerate(m.make_test_inputs("cpu"))]
+    for name, inputs in cases:
+        if not isinstance(inputs, (tuple, list)): inputs = (inputs,)
+        pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+        out = m.launch(*inputs)
+        ref = m.reference(*pristine)
+        shapes = [tuple(x.shape) for x in pristine if isinstance(x, torch.Tensor)]
+        results.append((name, shapes, out, ref))
 tol = getattr(m, "TOLERANCE", {"rtol": 1e-4, "atol": 1e-4})
-outs = out if isinstance(out, (tuple, list)) else (out,)
-refs = ref if isinstance(ref, (tuple, list)) else (ref,)
 worst = []
-for i, (o, r) in enumerate(zip(outs, refs)):
-    o, r = o.float(), r.float()
-    if o.shape != r.shape:
-        worst.append(f"output {i}: shape {tuple(o.shape)} != {tuple(r.shape)}"); continue
-    bad = ~torch.isclose(o, r, rtol=tol["rtol"], atol=tol["atol"]) | ~torch.isfinite(o)
-    if bad.any():
-        worst.append(f"output {i}: {int(bad.sum())} of {o.numel()} elements off, max abs err {float((o - r).abs().nan_to_num(1e30).max()):.3g}")
-print(json.dumps({"outputs": len(outs), "problems": worst}))
+for name, shapes, out, ref in results:
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    refs = ref if isinstance(ref, (tuple, list)) else (ref,)
+    for i, (o, r) in enumerate(zip(outs, refs)):
+        o, r = o.float(), r.float()
+        if o.shape != r.shape:
+            worst.append(f"{name} {shapes}: output {i}: shape {tuple(o.shape)} != {tuple(r.shape)}"); continue
+        bad = ~torch.isclose(o, r, rtol=tol["rtol"], atol=tol["atol"]) | ~torch.isfinite(o)
+        if bad.any():
+            worst.append(f"{name} {shapes}: output {i}: {int(bad.sum())} of {o.numel()} elements off, "
+                         f"max abs err {float((o - r).abs().nan_to_num(1e30).max()):.3g}")
+print(json.dumps({"cases": [r[0] for r in results], "outputs": len(outs), "problems": worst}))
 """
 
 

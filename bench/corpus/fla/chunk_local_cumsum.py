@@ -477,6 +477,15 @@ def make_small_inputs(device):
     return _inputs(device, 2, 100, 3, 40)  # T = 100: a partial second chunk; S = 40: masked feature blocks
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at
+    return [
+        make_small_inputs(device),  # T = 100: a partial second chunk; S = 40: masked feature blocks
+        _inputs(device, 2, 131, 2, 37),  # T = 131: two full chunks and one of 3 steps; S = 37: a second BS block of 5
+        _inputs(device, 1, 1, 1, 1),  # a length-1 sequence, one head, one feature: a chunk of one step, a BS block of one
+    ]
+
+
 def bytes_moved(g):
     return 2 * g.numel() * 4
 

@@ -345,6 +345,15 @@ def make_small_inputs(device):
     return _inputs(device, 37, 100)  # a partial last row block; D = 100 in a 128-wide block
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at
+    return [
+        make_small_inputs(device),  # a partial last row block; D = 100 in a 128-wide block
+        _inputs(device, 13, 769),  # D > 512: the one-row kernel, a 1024-wide block with 255 columns masked
+        _inputs(device, 1, 128),  # one row at the realistic head dim: one row block with all rows but the first masked
+    ]
+
+
 def bytes_moved(x, g, weight):
     return 3 * x.numel() * x.element_size() + weight.numel() * weight.element_size() + x.shape[0] * 4
 

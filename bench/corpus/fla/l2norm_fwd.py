@@ -205,6 +205,15 @@ def make_small_inputs(device):
     return _inputs(device, 2, 7, 3, 100)  # 42 rows (a partial last row block); D = 100 in a 128-wide block
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at
+    return [
+        make_small_inputs(device),  # 42 rows (a partial last row block); D = 100 in a 128-wide block
+        _inputs(device, 3, 5, 2, 521),  # 30 rows, D = 521 > 512: the one-row kernel, a 1024-wide block, 503 masked
+        _inputs(device, 1, 1, 1, 128),  # one row at the realistic head dim: one row block, all rows but the first masked
+    ]
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size() + (x.numel() // x.shape[-1]) * 4
 

@@ -326,6 +326,15 @@ def make_small_inputs(device):
     return _inputs(device, 6, 1000)  # D > 512: the one-row kernel, a 1024-wide block with 24 columns masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at
+    return [
+        make_small_inputs(device),  # D > 512: the one-row kernel, a 1024-wide block with 24 columns masked
+        _inputs(device, 97, 131),  # D <= 512: the row-block kernel, a partial last row block, D = 131 in a 256-wide block
+        _inputs(device, 1, 4096),  # one row (a decode step) at the realistic width: one program, the block exactly full
+    ]
+
+
 def bytes_moved(x, weight, bias):
     rows = x.shape[0]
     return 2 * x.numel() * x.element_size() + (weight.numel() + bias.numel()) * weight.element_size() + 2 * rows * 4

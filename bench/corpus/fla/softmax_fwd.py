@@ -125,6 +125,15 @@ def make_small_inputs(device):
     return _inputs(device, 6, 1000)  # a 1024-wide block, the last 24 columns masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at
+    return [
+        make_small_inputs(device),  # 6 x 1000: a 1024-wide block, the last 24 columns masked
+        _inputs(device, 7, 2053),  # a prime width: a 4096-wide block, 2043 columns masked
+        _inputs(device, 1, 4096),  # one row at the realistic width: one program, the block exactly full
+    ]
+
+
 def bytes_moved(x):
     return x.numel() * (x.element_size() + 4)
 

@@ -272,6 +272,15 @@ def make_small_inputs(device):
     return (torch.randn(3, 5000, device=device, dtype=torch.float32), )  # two 4096-wide chunks per row, the second masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small input, then
+    return [make_small_inputs(device),
+            # 7 rows (BLOCK_M = 4: the second row block half masked) of 131 (one 256 chunk, 125 columns masked)
+            (torch.randn(7, 131, device=device, dtype=torch.float32), ),
+            # one row of one element: BLOCK_N = 1, three of the four BLOCK_M rows masked
+            (torch.randn(1, 1, device=device, dtype=torch.float32), )]
+
+
 def bytes_moved(x):
     return x.numel() * x.element_size() + x.shape[0] * 8
 

@@ -372,6 +372,13 @@ def make_small_inputs(device):
     return _inputs(device, 2, 20000)  # > 16384: the three-kernel path, 5 tiles of 4096 per row, the last masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small input, then
+    return [make_small_inputs(device),
+            _inputs(device, 3, 6151),  # <= 16384: the persistent one-kernel path, one 8192 tile per row, 2041 masked
+            _inputs(device, 1, 16385)]  # one row, the shortest that takes the three-kernel path: a 1-element last tile
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size()
 

@@ -111,6 +111,13 @@ def make_small_inputs(device):
     return _inputs(device, 100, 300, 2, 7)  # a 512 tile per row, 212 columns masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small input, then
+    return [make_small_inputs(device),
+            _inputs(device, 61, 131, 3, 37),  # 111 tokens, rows of 131 in a 256 tile (125 columns masked)
+            _inputs(device, 1, 1, 1, 1)]  # one token in a one-row table of width 1: BLOCK_SIZE = 1
+
+
 def bytes_moved(weight, indices):
     N = weight.shape[1]
     return 2 * indices.numel() * N * weight.element_size() + indices.numel() * indices.element_size()

@@ -175,6 +175,15 @@ def make_small_inputs(device):
     return _inputs(device, 24, 300, 100)  # BLOCK_M = 1, BLOCK_N = 32: 4 index blocks, the last masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small input, then two with N >= 256 (BLOCK_M = 1: with
+    # BLOCK_M > 1 and a partial row block, Triton's interpreter evaluates `rows_mask and (...)` as Python's `and`,
+    # drops the row mask and writes past the output)
+    return [make_small_inputs(device),
+            _inputs(device, 37, 521, 61),  # BLOCK_N = 64: the 61 indices in one block, 3 lanes masked; 37 rows
+            _inputs(device, 1, 257, 1)]  # one row, one index: one live lane of a 1 x 32 block
+
+
 def bytes_moved(x, index):
     M, L = x.shape[0], index.numel()
     return 2 * M * L * x.element_size() + L * index.element_size()  # selected elements read, output written, indices

@@ -337,6 +337,15 @@ def make_small_inputs(device):
     return (torch.randn(5, 1000, device=device, dtype=torch.float16), )  # one 1024 tile per row, 24 columns masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small input, then
+    return [make_small_inputs(device),
+            # 7 rows of 2053: one 4096 tile per row (16 warps), 2043 columns masked
+            (torch.randn(7, 2053, device=device, dtype=torch.float16), ),
+            # one row of one element: TILE_N = 1, the output is exactly 1
+            (torch.randn(1, 1, device=device, dtype=torch.float16), )]
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size()
 

@@ -179,6 +179,15 @@ def make_small_inputs(device):
     return (torch.randn(40, 2100, device=device, dtype=torch.float32), )  # two 2048-wide chunks per row, the second masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small input, then
+    return [make_small_inputs(device),
+            # tall: 131 rows of 37 (one 2048 chunk, 2011 masked); rows 37 and below are all zero
+            (torch.randn(131, 37, device=device, dtype=torch.float32), ),
+            # a 1 x 1 matrix: the diagonal element only
+            (torch.randn(1, 1, device=device, dtype=torch.float32), )]
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size()
 

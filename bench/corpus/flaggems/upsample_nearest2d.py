@@ -204,6 +204,15 @@ def make_small_inputs(device):
     return (torch.randn(2, 3, 20, 30, device=device, dtype=torch.float16), )  # 2400 output pixels: 2 blocks, the last partial
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small input, then
+    return [make_small_inputs(device),
+            # 7 planes (grid y = 2: each program loops over 3 or 4 of them) of 38 x 74 outputs (2 blocks, the last partial)
+            (torch.randn(1, 7, 19, 37, device=device, dtype=torch.float16), ),
+            # one 1 x 1 plane: a 2 x 2 output, 4 live lanes of one block
+            (torch.randn(1, 1, 1, 1, device=device, dtype=torch.float16), )]
+
+
 def bytes_moved(x):
     return x.numel() * x.element_size() * (1 + SCALE * SCALE)
 

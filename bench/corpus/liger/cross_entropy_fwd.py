@@ -685,6 +685,17 @@ def make_small_inputs(device):
     return _inputs(device, 24, 1000)  # one 1024-wide chunk per row, the last 24 columns masked; rows 0 and 20 ignored
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at
+    one_logits, one_target = _inputs(device, 1, 257)
+    one_target[0] = 256  # _inputs ignores row 0: here the one token counts, its target the last column
+    return [
+        make_small_inputs(device),  # 24 x 1000: one 1024-wide chunk per row, 24 columns masked; rows 0 and 20 ignored
+        _inputs(device, 7, 2053),  # a prime vocab: one 4096-wide chunk per row, 2043 columns masked; row 0 ignored
+        (one_logits, one_target),  # a single token (n_non_ignore = 1): one program, a 512-wide chunk
+    ]
+
+
 def bytes_moved(logits, target):
     return 2 * logits.numel() * logits.element_size() + target.numel() * target.element_size() + target.numel() * logits.element_size()
 

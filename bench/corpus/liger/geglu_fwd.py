@@ -187,6 +187,15 @@ def make_small_inputs(device):
     return _inputs(device, 4, 1000)  # a 1024-wide block, the last 24 columns masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at
+    return [
+        make_small_inputs(device),  # 4 x 1000: a 1024-wide block, the last 24 columns masked
+        _inputs(device, 7, 2053),  # a prime width: a 4096-wide block, 2043 columns masked, 8 warps
+        _inputs(device, 1, 14336),  # one token at Llama-3-8B's intermediate size: one program, a 16384-wide block, 16 warps
+    ]
+
+
 def bytes_moved(a, b):
     return 3 * a.numel() * a.element_size()
 

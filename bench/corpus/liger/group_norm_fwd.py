@@ -242,6 +242,15 @@ def make_small_inputs(device):
     return _inputs(device, 2, 64, 3, 5)  # 2 channels x 15 pixels = 30 elements per group: a 32-wide block, 2 lanes masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at
+    return [
+        make_small_inputs(device),  # 2 channels x 15 pixels = 30 elements per group: a 32-wide block, 2 lanes masked
+        _inputs(device, 3, 96, 7, 9),  # 3 channels x 63 pixels = 189 elements per group: a 256-wide block, 67 lanes masked
+        _inputs(device, 1, 64, 1, 1),  # a batch of 1, one pixel: groups of 2 elements (the fewest group_norm allows), a 2-wide block
+    ]
+
+
 def bytes_moved(X, W, B):
     stats = 2 * X.shape[0] * NUM_GROUPS * X.element_size()
     return 2 * X.numel() * X.element_size() + (W.numel() + B.numel()) * W.element_size() + stats

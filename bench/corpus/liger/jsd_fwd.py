@@ -231,6 +231,17 @@ def make_small_inputs(device):
     return _inputs(device, 24, 1000)  # one 1024-wide chunk per row, the last 24 columns masked; rows 0 and 20 ignored
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at
+    one_input, one_target, one_label = _inputs(device, 1, 257)
+    one_label[0] = 0  # _inputs ignores row 0: here the one row counts
+    return [
+        make_small_inputs(device),  # 24 x 1000: one 1024-wide chunk per row, 24 columns masked; rows 0 and 20 ignored
+        _inputs(device, 7, 2053),  # a prime vocab: one 4096-wide chunk per row, 2043 columns masked; row 0 ignored
+        (one_input, one_target, one_label),  # a single row (n_non_ignore = 1): one program, a 512-wide chunk
+    ]
+
+
 def bytes_moved(_input, target, shift_labels):
     return 3 * _input.numel() * _input.element_size() + shift_labels.numel() * shift_labels.element_size()
 

@@ -218,6 +218,15 @@ def make_small_inputs(device):
     return _inputs(device, 4, 1000)  # one 1024-wide chunk per row, the last 24 columns masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at
+    return [
+        make_small_inputs(device),  # 4 x 1000: one 1024-wide chunk per row, the last 24 columns masked
+        _inputs(device, 7, 2053),  # a prime vocab: one 4096-wide chunk per row, 2043 columns masked
+        _inputs(device, 1, 16411),  # one row wider than MAX_FUSED_SIZE (16384): two chunks, the second with 27 columns
+    ]
+
+
 def bytes_moved(y_pred, y_true):
     return 2 * y_pred.numel() * y_pred.element_size() + y_pred.shape[0] * 4
 

@@ -225,6 +225,15 @@ def make_small_inputs(device):
     return _inputs(device, 2, 8, 6, 2, 96)  # heads padded 6 -> 8, half head 48 -> 64: both masks used
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at
+    return [
+        make_small_inputs(device),  # heads padded 6 -> 8, half head 48 -> 64: both masks used
+        _inputs(device, 3, 7, 10, 5, 74),  # 3 x 7 rows; heads padded 10 -> 16 and 5 -> 8, half head 37 -> 64
+        _inputs(device, 1, 1, 1, 1, 2),  # one token, one q and one kv head of the smallest head dim (2): 1-wide tiles
+    ]
+
+
 def bytes_moved(q, k, cos, sin):
     qk = (q.numel() + k.numel()) * q.element_size()
     return 2 * qk + (cos.numel() + sin.numel()) * cos.element_size()

@@ -112,6 +112,13 @@ def make_small_inputs(device):
     return _inputs(device, 40, 12, 32)  # 12 heads in a 16-row block
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small input, then
+    return [make_small_inputs(device),
+            _inputs(device, 37, 5, 64),  # 37 tokens, 5 heads in an 8-row block (head_dim must be a power of two)
+            _inputs(device, 1, 1, 16)]  # one token of one head: BLOCK_HEAD = 1, a one-slot cache
+
+
 def bytes_moved(kv, dest_loc):
     return 2 * kv.numel() * kv.element_size() + dest_loc.numel() * dest_loc.element_size()
 

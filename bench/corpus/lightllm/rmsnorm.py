@@ -122,6 +122,13 @@ def make_small_inputs(device):
     return _inputs(device, 6, 1000)  # a 1024-wide block, the last 24 columns masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small input, then
+    return [make_small_inputs(device),
+            _inputs(device, 1, 16411),  # N > 16384: BLOCK_SIZE capped at 16384, two chunks, the second 27 columns
+            _inputs(device, 1, 1)]  # one token of one feature: BLOCK_SIZE = 1, one warp
+
+
 def bytes_moved(x, weight):
     return 2 * x.numel() * x.element_size() + weight.numel() * weight.element_size()
 

@@ -218,6 +218,16 @@ def make_small_inputs(device):
     return _inputs(device, 37, 6, 2, 32)  # a partial token block, a partial head block
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small input, then
+    return [make_small_inputs(device),
+            # 53 tokens (the last 16-token block 5), 5 q and 5 k heads: both cross into a partial second head block
+            _inputs(device, 53, 5, 5, 64),
+            # one token of one q and one k head (head_dim must be a power of two); at position 7, not 0, so that
+            # cos and sin are not the identity
+            tuple(t[-1:].clone() for t in _inputs(device, 8, 1, 1, 16))]
+
+
 def bytes_moved(q, k, cos, sin):
     return 2 * (q.numel() + k.numel()) * q.element_size() + (cos.numel() + sin.numel()) * cos.element_size()
 

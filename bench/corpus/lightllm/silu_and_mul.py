@@ -127,6 +127,13 @@ def make_small_inputs(device):
     return _inputs(device, 150, 200)  # partial 128 x 128 tiles in both dimensions
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small input, then
+    return [make_small_inputs(device),
+            _inputs(device, 37, 131),  # one partial row tile (37 of 128), two column tiles, the second 3 wide
+            _inputs(device, 1, 1)]  # one token of one (gate, up) pair: one live lane of a 128 x 128 tile
+
+
 def bytes_moved(x):
     return x.numel() * x.element_size() * 3 // 2
 

@@ -107,6 +107,13 @@ def make_small_inputs(device):
     return _inputs(device, 3, 4, 20, 100)  # a 128-wide block, partly masked in every request
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small input, then
+    return [make_small_inputs(device),
+            _inputs(device, 3, 7, 61, 1031),  # a 2048-wide block (8 warps), 7 requests of 61..1031 tokens
+            _inputs(device, 1, 1, 1, 1)]  # one head, one request of one token: BLOCK_SIZE = 1, the output is 1
+
+
 def bytes_moved(logics, b_start_loc, b_seq_len, max_input_len):
     return 2 * logics.numel() * logics.element_size() + 2 * b_seq_len.numel() * 4
 

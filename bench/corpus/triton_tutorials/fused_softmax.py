@@ -149,6 +149,15 @@ def make_small_inputs(device):
     return (torch.randn(37, 781, device=device, dtype=torch.float32), )  # the tutorial's 781 columns: a 1024 tile, masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small odd matrix, 2**8 + 1 columns, a single element
+    return [
+        make_small_inputs(device),  # (37, 781): a 1024 tile per row, 243 columns masked
+        (torch.randn(61, 257, device=device, dtype=torch.float32), ),  # (61, 257): a 512 tile, all but 257 columns masked (one past a power of two)
+        (torch.randn(1, 1, device=device, dtype=torch.float32), ),  # (1, 1): one row of one column, BLOCK_SIZE 1, a grid of one program
+    ]
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size()
 

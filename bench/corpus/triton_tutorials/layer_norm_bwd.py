@@ -276,6 +276,15 @@ def make_small_inputs(device):
     return _inputs(device, 300, 300)  # 300 rows over 256 lock groups: some groups add twice
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small odd matrix, a wider prime row, a single element
+    return [
+        make_small_inputs(device),  # (300, 300): 300 rows over 256 lock groups, some groups add twice
+        _inputs(device, 13, 1031),  # (13, 1031): N > 1024, so GROUP_SIZE_M 128 and a 2048 block (1017 masked); 13 rows, each group once; dw/db: 9 column blocks of 128, the last 7 wide
+        _inputs(device, 1, 1),  # (1, 1): one row of one column, BLOCK_SIZE 1; x_hat = 0, so dx = dw = 0 and db = dy
+    ]
+
+
 def bytes_moved(x, weight, bias, mean, rstd, dy):
     M, N = x.shape
     return 3 * M * N * x.element_size() + 3 * N * weight.element_size() + 2 * M * 4  # x, dy, dx, w, dw, db, mean, rstd

@@ -262,6 +262,15 @@ def make_small_inputs(device):
     return _inputs(device, 37, 300)  # one 512-wide block per row, 212 columns masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small odd matrix, 2**8 + 1 columns, a single element
+    return [
+        make_small_inputs(device),  # (37, 300): one 512-wide block per row, 212 columns masked
+        _inputs(device, 61, 257),  # (61, 257): a 512-wide block, 255 columns masked (one past a power of two)
+        _inputs(device, 1, 1),  # (1, 1): one row of one column, BLOCK_SIZE 1; variance 0, so y = b
+    ]
+
+
 def bytes_moved(x, weight, bias):
     M, N = x.shape
     return 2 * M * N * x.element_size() + 2 * N * weight.element_size() + 2 * M * 4  # x, y, w, b, mean, rstd

@@ -241,6 +241,15 @@ def make_small_inputs(device):
     return _inputs(device, 200, 300, 96)  # partial tiles in M and N; K = 1.5 steps of the first config (BLOCK_SIZE_K=64)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small odd GEMM, prime M, N and K, a single element
+    return [
+        make_small_inputs(device),  # M, N, K = 200, 300, 96: partial tiles in M and N, K 1.5 steps of 64
+        _inputs(device, 61, 131, 37),  # M, N, K = 61, 131, 37 (primes): partial tiles in M and N, K one masked step of 64 (first config)
+        _inputs(device, 1, 1, 1),  # M = N = K = 1: one program, one output element; rows and columns wrap (% M, % N), K masked to 1
+    ]
+
+
 def bytes_moved(a, b):
     M, K = a.shape
     N = b.shape[1]

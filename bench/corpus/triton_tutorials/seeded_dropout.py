@@ -110,6 +110,15 @@ def make_small_inputs(device):
     return (torch.randn(4099, device=device, dtype=torch.float32), )  # 5 blocks of 1024, the last one masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small odd length, a prime length, a single element
+    return [
+        make_small_inputs(device),  # 4099: 5 blocks of 1024, the last one 3 wide
+        (torch.randn(9973, device=device, dtype=torch.float32), ),  # 9973 (prime): 10 blocks, the last one 757 wide; Philox offsets up to 9972
+        (torch.randn(1, device=device, dtype=torch.float32), ),  # a single element (offset 0): one program, 1023 lanes masked
+    ]
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size()
 

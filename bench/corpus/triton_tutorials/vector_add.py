@@ -89,6 +89,17 @@ def make_small_inputs(device):
     return (torch.rand(size, device=device, dtype=torch.float32), torch.rand(size, device=device, dtype=torch.float32))
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small odd length, a prime length, a single element
+    return [
+        make_small_inputs(device),  # 4099: 5 blocks of 1024, the last one 3 wide
+        (torch.rand(9973, device=device, dtype=torch.float32),  # 9973 (prime): 10 blocks, the last one 757 wide
+         torch.rand(9973, device=device, dtype=torch.float32)),
+        (torch.rand(1, device=device, dtype=torch.float32),  # a single element: one program, 1023 lanes masked
+         torch.rand(1, device=device, dtype=torch.float32)),
+    ]
+
+
 def bytes_moved(x, y):
     return 3 * x.numel() * x.element_size()
 

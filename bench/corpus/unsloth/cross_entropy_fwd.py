@@ -436,6 +436,18 @@ def make_small_inputs(device):
     return _inputs(device, 3, 70000)  # 70000 > 65536: the chunked kernel, the second chunk 4464 wide
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at; every vocabulary stays over 65536 so that the chunked kernel runs
+    # (rows of 65537+ elements: above the usual small-input size, unavoidable for this path)
+    one_logits, one_labels = _inputs(device, 1, 65537)
+    one_labels[0] = 65536  # _inputs ignores row 0: here the one token counts, its label the last column
+    return [
+        make_small_inputs(device),  # (3, 70000): 2 chunks, the second 4464 wide; row 0 ignored
+        _inputs(device, 2, 131101),  # (2, 131101): 3 chunks (2 * 65536 + 29), the last 29 wide; row 0 ignored
+        (one_logits, one_labels),  # (1, 65537): a single token at the smallest chunked vocabulary, its label alone in a 1-wide second chunk
+    ]
+
+
 def bytes_moved(logits, labels):
     return logits.numel() * logits.element_size() + labels.numel() * (labels.element_size() + 4)
 

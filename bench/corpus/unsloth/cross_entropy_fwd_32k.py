@@ -433,6 +433,17 @@ def make_small_inputs(device):
     return _inputs(device, 24, 1000)  # a 1024-wide block per row, the last 24 columns masked; rows 0 and 20 ignored
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small odd matrix, 2**8 + 1 columns, a single token
+    one_logits, one_labels = _inputs(device, 1, 3)
+    one_labels[0] = 2  # _inputs ignores row 0: here the one token counts, its label the last column
+    return [
+        make_small_inputs(device),  # (24, 1000): a 1024-wide block per row, 24 columns masked; rows 0 and 20 ignored
+        _inputs(device, 61, 257),  # (61, 257): a 512-wide block, 255 columns masked (one past a power of two); rows 0, 20, 40, 60 ignored
+        (one_logits, one_labels),  # (1, 3): a single token, a 4-wide block with one column masked, its label the last column
+    ]
+
+
 def bytes_moved(logits, labels):
     return logits.numel() * logits.element_size() + labels.numel() * (labels.element_size() + 4)
 

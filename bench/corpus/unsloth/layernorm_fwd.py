@@ -205,6 +205,15 @@ def make_small_inputs(device):
     return _inputs(device, 2, 3, 1000)  # a 1024-wide block, the last 24 columns masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small odd shape, a prime hidden size, a single element
+    return [
+        make_small_inputs(device),  # (2, 3, 1000): 6 rows, a 1024-wide block (4 warps), the last 24 columns masked
+        _inputs(device, 3, 5, 1031),  # (3, 5, 1031): 15 rows, a 2048-wide block (8 warps), 1017 columns masked
+        _inputs(device, 1, 1, 1),  # (1, 1, 1): a single token of hidden size 1, BLOCK_SIZE 1, one program
+    ]
+
+
 def bytes_moved(X, W, b):
     rows = X.numel() // X.shape[-1]
     return 2 * X.numel() * X.element_size() + (W.numel() + b.numel()) * W.element_size() + 2 * rows * 4

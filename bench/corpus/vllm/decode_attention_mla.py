@@ -759,6 +759,16 @@ def make_small_inputs(device):
     return _inputs(device, [37, 64, 5], 16)  # partial pages, partial KV blocks, empty splits (5 tokens, 4 splits)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at (Lk 576 and page size 16 are fixed; one page holds 9216
+    # elements): the small input, then
+    return [make_small_inputs(device),
+            # 19 heads: two BLOCK_H = 16 head blocks, the second 3 heads; 53 and 18 tokens (partial last pages,
+            # uneven splits of 14 and 5 tokens)
+            _inputs(device, [53, 18], 19),
+            _inputs(device, [1], 16)]  # one request of one token: split 0 holds it, splits 1..3 are empty
+
+
 def bytes_moved(q, kv_cache, req_to_token, b_seq_len):
     B, H, Lk = q.shape
     tokens = B * req_to_token.shape[1] * PAGE_SIZE  # every page full (true of make_inputs)

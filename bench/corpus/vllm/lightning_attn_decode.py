@@ -235,6 +235,14 @@ def make_small_inputs(device):
     return _inputs(device, 3, 2, 64, 5)  # two 32-column blocks; 3 of 5 slots used
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at (D must be a power of two and a multiple of the 32-column
+    # BLOCK_SIZE): the small input, then
+    return [make_small_inputs(device),
+            _inputs(device, 5, 3, 32, 6),  # 5 requests x 3 heads, D = 32 (one column block), 5 of 6 slots
+            _inputs(device, 1, 1, 128, 1)]  # one request, one head, one slot, at the model's D = 128 (4 blocks)
+
+
 def bytes_moved(q, k, v, kv_caches, slope_rate, slot_idx):
     B, H, _, D = q.shape
     return 2 * B * H * D * D * 4 + 4 * B * H * D * 4 + H * 4 + B * 4

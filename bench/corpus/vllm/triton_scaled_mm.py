@@ -252,6 +252,16 @@ def make_small_inputs(device):
     return _inputs(device, 40, 96, 72)  # M <= 64: the (64, 64, 256) tile, partial in every dimension
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small input, then
+    return [make_small_inputs(device),
+            # M > 128: make_inputs' (128, 128, 128) tile; 2 row tiles (the second 3 rows), 2 K steps (the second 9),
+            # N = 61 in one partial column tile
+            _inputs(device, 131, 137, 61),
+            # one token, K = N = 1: scale_a and scale_b are (1, 1), so both take the scalar-scale path
+            _inputs(device, 1, 1, 1)]
+
+
 def bytes_moved(a, b, scale_a, scale_b):
     M, K = a.shape
     N = b.shape[1]

@@ -52,10 +52,11 @@ std::optional<RunRecord> unfinished_run(const std::string& store_path, const std
 nlohmann::json tritondx_part(const OptimizeResult& r) {
   const SearchNode& o = r.nodes.front();
   const SearchNode& b = r.nodes[r.best];
-  int measured = 0, rejected = 0;
+  int measured = 0, rejected = 0, rejected_at_test_shapes = 0;
   for (const auto& n : r.nodes) {
     measured += n.score.measured ? 1 : 0;
     rejected += n.status == "rejected" ? 1 : 0;
+    rejected_at_test_shapes += n.reject_stage == "test-shapes" ? 1 : 0;
   }
   nlohmann::json path = nlohmann::json::array();
   for (size_t i : r.best_path) {
@@ -68,6 +69,7 @@ nlohmann::json tritondx_part(const OptimizeResult& r) {
   }
   nlohmann::json j{{"candidates", static_cast<int>(r.nodes.size()) - 1},
                    {"rejected", rejected},
+                   {"rejected_at_test_shapes", rejected_at_test_shapes},
                    {"gpu_evaluations", measured + r.tune_evaluations},
                    {"tune_evaluations", r.tune_evaluations},
                    {"ladder_reach", r.ladder_reach},

@@ -163,6 +163,7 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
   int interleaved_wins = 0, interleaved_wins_vs_autotune = 0;
   int above2 = 0, above5 = 0, wins_autotune = 0, compared_autotune = 0, wins_compile = 0, compared_compile = 0;
   int near_compile = 0;  // not faster, but within kTieFraction: a tie at the same bandwidth
+  int rejected_at_test_shapes = 0;  // candidates right at make_inputs, wrong at a test input
   int near_autotune = 0;  // the same against autotune-only
   int not_slower_autotune = 0;  // tritondx's kernel at most as slow as autotune-only's
   std::map<std::string, int> reach;
@@ -227,6 +228,7 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
     if (e.contains("tritondx")) {
       ++reach[ladder_reach(e["tritondx"])];
       evals.push_back(entry_number(e, {"tritondx", "gpu_evaluations"}));
+      rejected_at_test_shapes += static_cast<int>(entry_number(e, {"tritondx", "rejected_at_test_shapes"}));
     }
     walls.push_back(entry_number(e, {"wall_seconds"}));
   }
@@ -253,6 +255,7 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
                    {"within_1pct_of_torch_compile", near_compile},
                    {"ladder_reach", reach},
                    {"median_gpu_evaluations", median(evals)},
+                   {"rejected_only_at_test_shapes", rejected_at_test_shapes},
                    {"median_wall_seconds", median(walls)},
                    {"at_roofline_floor",
                     {{"entries", ceilings.size()},
@@ -346,6 +349,8 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
   md << fmt::format("| faster than torch.compile | {} of {}; {} more within 1% |\n", s["wins_vs_torch_compile"].get<int>(),
                     s["compared_with_torch_compile"].get<int>(), s["within_1pct_of_torch_compile"].get<int>());
   md << fmt::format("| median GPU evaluations per entry (tritondx) | {:.0f} |\n", s["median_gpu_evaluations"].get<double>());
+  md << fmt::format("| candidates right at the benchmark's shapes, wrong at a test shape (rejected) | {} |\n",
+                    s.value("rejected_only_at_test_shapes", 0));
   md << fmt::format("| median wall time per entry (all peers) | {:.0f} s |\n", s["median_wall_seconds"].get<double>());
   if (const auto& i = s.value("interleaved", nlohmann::json::object()); i.value("entries", 0) > 0) {
     md << fmt::format("| interleaved rounds: speedup over the initial kernel (geomean, median) | {}, {} over {} "

@@ -108,6 +108,7 @@ class LlvmParser {
     std::string_view raw;
     std::string joined;  // an instruction continued over several lines ('[' still open)
     int joined_line = 0;
+    Brackets joined_brackets;
     while (lines.next(raw)) {
       int line_no = lines.number();
       if (in_function_) {
@@ -116,9 +117,11 @@ class LlvmParser {
         if (c != std::string_view::npos) s = s.substr(0, c);
         s = trim(s);
         if (!joined.empty()) {
+          if (s == "}")
+            return fail(Stage::Llir, "the instruction's '[' is never closed before the function ends", joined_line);
           joined += ' ';
           joined += s;
-          if (!balanced(joined)) continue;
+          if (!joined_brackets.feed(s)) continue;
           add_instruction(joined, joined_line);
           joined.clear();
           continue;
@@ -132,9 +135,10 @@ class LlvmParser {
           block_ = std::string(s.substr(0, s.size() - 1));
           continue;
         }
-        if (!balanced(s)) {
+        if (Brackets first; !first.feed(s)) {
           joined = std::string(s);
           joined_line = line_no;
+          joined_brackets = first;
           continue;
         }
         add_instruction(s, line_no);
@@ -155,24 +159,30 @@ class LlvmParser {
   }
 
  private:
-  static bool balanced(std::string_view s) {
+  // '[' depth outside string literals, fed a line at a time (an open bracket joins lines).
+  struct Brackets {
     int depth = 0;
     bool in_str = false;
-    for (size_t i = 0; i < s.size(); ++i) {
-      char c = s[i];
-      if (in_str) {
-        if (c == '\\') ++i;
-        else if (c == '"') in_str = false;
-      } else if (c == '"') {
-        in_str = true;
-      } else if (c == '[') {
-        ++depth;
-      } else if (c == ']') {
-        --depth;
+    bool escaped = false;
+    // True once every '[' fed so far is closed.
+    bool feed(std::string_view s) {
+      for (char c : s) {
+        if (escaped) {
+          escaped = false;
+        } else if (in_str) {
+          if (c == '\\') escaped = true;
+          else if (c == '"') in_str = false;
+        } else if (c == '"') {
+          in_str = true;
+        } else if (c == '[') {
+          ++depth;
+        } else if (c == ']') {
+          --depth;
+        }
       }
+      return depth <= 0;
     }
-    return depth <= 0;
-  }
+  };
 
   static bool is_label(std::string_view s) {
     if (!s.ends_with(':')) return false;

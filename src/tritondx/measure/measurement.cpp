@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace tdx {
 
 namespace {
@@ -31,10 +33,14 @@ Measurement measurement_from_json(const nlohmann::json& r) {
   const auto correctness = r.value("correctness", nlohmann::json::object());
   m.correct = correctness.value("passed", false);
   for (const auto& d : correctness.value("draws", nlohmann::json::array())) {
-    ++m.draws;
+    const bool test_input = d.contains("test_input") && d["test_input"].is_number_integer();
+    if (!test_input) ++m.draws;
     for (const auto& f : d.value("failures", nlohmann::json::array()))
-      m.failures.push_back({f.value("output", -1), f.value("message", "")});
+      m.failures.push_back({f.value("output", -1), f.value("message", ""), test_input ? d["test_input"].get<int>() : -1});
   }
+  m.test_inputs = correctness.value("test_inputs", 0);
+  m.test_inputs_checked = correctness.value("test_inputs_checked", 0);
+  m.shapes_note = correctness.value("shapes_note", "");
   m.timing = timing_from_json(r.value("timing", nlohmann::json()));
   const auto graph = r.value("graph", nlohmann::json());
   m.graph = timing_from_json(graph);
@@ -46,11 +52,27 @@ Measurement measurement_from_json(const nlohmann::json& r) {
     if (r.is_string()) m.references.push_back(r.get<std::string>());
   const auto recheck = r.value("recheck", nlohmann::json());
   if (recheck.is_object()) m.recheck_passed = recheck.value("passed", false);
+  if (const auto audit = r.value("audit", nlohmann::json()); audit.is_object()) {
+    if (audit.contains("skipped")) {
+      m.audit_note = "no call audited inside the timing loop: " + audit.value("skipped", "");
+    } else {
+      m.audit_passed = audit.value("passed", false);
+      m.audit_note = fmt::format("call {} of {} in the timing loop audited on fresh inputs", audit.value("iteration", -1),
+                                 audit.value("reps", 0));
+      for (const auto& f : audit.value("failures", nlohmann::json::array()))
+        m.failures.push_back({f.value("output", -1), f.value("message", "")});
+    }
+  }
   if (r.contains("min_bytes") && r["min_bytes"].is_number()) m.min_bytes = r["min_bytes"].get<long long>();
   m.min_bytes_source = r.value("min_bytes_source", "task bytes_moved()");
   if (r.contains("flops") && r["flops"].is_number()) m.flops = r["flops"].get<long long>();
   m.input_sets = r.value("input_sets", 1);
   return m;
+}
+
+bool failed_only_at_test_inputs(const Measurement& m) {
+  if (m.correct || m.failures.empty()) return false;
+  return std::ranges::all_of(m.failures, [](const CorrectnessFailure& f) { return f.test_input >= 0; });
 }
 
 Roofline compute_roofline(const TargetDescription& target, double seconds, double min_bytes, double flops,
@@ -99,10 +121,17 @@ void to_json(nlohmann::json& j, const Timing& t) {
 
 void to_json(nlohmann::json& j, const Measurement& m) {
   nlohmann::json failures = nlohmann::json::array();
-  for (const auto& f : m.failures) failures.push_back({{"output", f.output}, {"message", f.message}});
+  for (const auto& f : m.failures) {
+    failures.push_back({{"output", f.output}, {"message", f.message}});
+    if (f.test_input >= 0) failures.back()["test_input"] = f.test_input;
+  }
   j = {{"device", m.device},       {"correct", m.correct},           {"failures", failures},
-       {"draws", m.draws},         {"recheck_passed", m.recheck_passed}, {"min_bytes", m.min_bytes},
-       {"min_bytes_source", m.min_bytes_source}, {"flops", m.flops}, {"input_sets", m.input_sets}};
+       {"draws", m.draws},         {"recheck_passed", m.recheck_passed}, {"audit_passed", m.audit_passed},
+       {"min_bytes", m.min_bytes},
+       {"min_bytes_source", m.min_bytes_source}, {"flops", m.flops}, {"input_sets", m.input_sets},
+       {"test_inputs", m.test_inputs}, {"test_inputs_checked", m.test_inputs_checked}};
+  if (!m.shapes_note.empty()) j["shapes_note"] = m.shapes_note;
+  if (!m.audit_note.empty()) j["audit_note"] = m.audit_note;
   if (!m.autotune_choice.empty()) j["autotune_choice"] = m.autotune_choice;
   j["timing"] = m.timing ? nlohmann::json(*m.timing) : nlohmann::json();
   j["graph"] = m.graph ? nlohmann::json(*m.graph) : nlohmann::json();

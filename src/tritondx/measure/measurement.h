@@ -21,13 +21,17 @@ struct Timing {
 struct CorrectnessFailure {
   int output = -1;
   std::string message;
+  int test_input = -1;  // which of the task's test input tuples, -1 at make_inputs' shapes
 };
 
 struct Measurement {
   std::string device;
   bool correct = false;
   std::vector<CorrectnessFailure> failures;
-  int draws = 0;
+  int draws = 0;                // make_inputs draws checked
+  int test_inputs = 0;          // test input tuples the task has (make_test_inputs / make_small_inputs)
+  int test_inputs_checked = 0;  // of those, checked before the first failure
+  std::string shapes_note;      // why only make_inputs' shapes were checked, if so
   std::optional<Timing> timing;        // flushed per-call CUDA events
   std::optional<Timing> graph;         // CUDA graph replay
   std::string graph_error;             // why launch() was not timed as a CUDA graph (event timing is used)
@@ -35,6 +39,8 @@ struct Measurement {
   // "the initial kernel" (the frozen copy of the task); empty: only that it runs and repeats.
   std::vector<std::string> references;
   bool recheck_passed = true;          // correctness after the timing loop
+  bool audit_passed = true;            // the call audited inside the timing loop (timing_audit.py)
+  std::string audit_note;              // which call was audited, or why none was
   long long min_bytes = 0;
   std::string min_bytes_source;
   long long flops = 0;
@@ -44,6 +50,9 @@ struct Measurement {
 };
 
 Measurement measurement_from_json(const nlohmann::json& reply);
+
+// Wrong only at test input shapes: make_inputs' draws passed.
+bool failed_only_at_test_inputs(const Measurement& m);
 
 struct Roofline {
   double seconds = 0;            // measured median

@@ -168,8 +168,14 @@ Evaluation evaluate_task(const Bridge& bridge, const RuleRegistry& rules, const 
     e.target_gone = gone;
     e.target_note = std::move(note);
   }
+  if (e.measurement && e.measurement->correct && e.measurement->recheck_passed && !e.measurement->audit_passed) {
+    e.reject_stage = "timing-audit";  // right when verified, wrong at a call inside the timing loop
+    e.reject_reason = correctness_summary(*e.measurement);
+    return finish();
+  }
   if (e.measurement && (!e.measurement->correct || !e.measurement->recheck_passed)) {
-    e.reject_stage = "correctness";
+    // Right at the benchmark's shapes, wrong at another the kernel will be called at.
+    e.reject_stage = failed_only_at_test_inputs(*e.measurement) ? "test-shapes" : "correctness";
     e.reject_reason = correctness_summary(*e.measurement);
     return finish();
   }

@@ -135,6 +135,13 @@ Expected<void> Search::settle_original() {
     return fail(Stage::Verify, fmt::format("the original kernel cannot be optimized: {} failed: {}", o.reject_stage,
                                            reason));
   }
+  const auto& measurement = r_.nodes.front().evaluation.value("measurement", nlohmann::json::object());
+  if (const std::string note = measurement.value("shapes_note", ""); !note.empty())
+    r_.notes.push_back("candidates are " + note + " (give the task a make_test_inputs(device) returning a list of "
+                       "input tuples: small, odd and degenerate shapes)");
+  else if (const int shapes = measurement.value("test_inputs", 0); shapes > 0)
+    r_.notes.push_back(fmt::format("candidates are checked at make_inputs' shapes and at {} test input tuple{}",
+                                   shapes, shapes == 1 ? "" : "s"));
   return {};
 }
 

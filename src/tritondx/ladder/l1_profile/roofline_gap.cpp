@@ -61,8 +61,9 @@ void RooflineGapRule::check(const KernelContext& ctx, FindingSink& sink) const {
   f.evidence.push_back(profile_evidence(
       ctx, line,
       fmt::format("median {:.4f} ms (p10 {:.4f}, p90 {:.4f}) over {} calls", t.median_ms, t.p10_ms, t.p90_ms, t.reps),
-      fmt::format("measured on {} with CUDA events, L2 flushed between calls; correct on {} input draws", m.device,
-                  m.draws)));
+      fmt::format("measured on {} with CUDA events, L2 flushed between calls; correct on {} input draws{}", m.device,
+                  m.draws,
+                  m.test_inputs_checked > 0 ? fmt::format(" and {} test input tuples", m.test_inputs_checked) : "")));
   f.evidence.push_back(profile_evidence(ctx, line, "floor " + floor_text,
                                         fmt::format("the roofline floor ({}-bound: {})", r.bound, r.why)));
   f.evidence.push_back(profile_evidence(
