@@ -404,7 +404,44 @@ def install_interpreter_shim():
 
     Autotuner.run = first_config_run
 
+    # `a and b` / `a or b` on tensors: compiled Triton applies logical_and / logical_or to both
+    # sides (CodeGenerator.visit_BoolOp); the interpreter runs the kernel as Python, whose `and`
+    # returns one operand whole, so `rows_mask and cols_mask` lost the row mask and a masked store
+    # wrote past its tensor. Rewrite both operators, keeping Python's meaning for non-tensors.
+    import ast
+    transformer_class = interpreter.FunctionRewriter.ast_transformer.__class__
+
+    class BoolOpAsTriton(transformer_class):
+        def visit_Assign(self, node):  # the interpreter's own visit_Assign visits only the targets
+            node.value = self.visit(node.value)
+            return super().visit_Assign(node)
+
+        def visit_BoolOp(self, node):
+            self.generic_visit(node)
+            helper = "_tritondx_bool_and" if isinstance(node.op, ast.And) else "_tritondx_bool_or"
+            value = node.values[0]
+            for right in node.values[1:]:
+                thunk = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+                                   body=right)
+                value = ast.Call(func=ast.Name(id=helper, ctx=ast.Load()), args=[value, thunk], keywords=[])
+            return value
+
+    def bool_and(left, right):
+        if isinstance(left, tl.tensor):
+            return left.logical_and(right())
+        return left and right()
+
+    def bool_or(left, right):
+        if isinstance(left, tl.tensor):
+            return left.logical_or(right())
+        return left or right()
+
+    interpreter._tritondx_bool_and, interpreter._tritondx_bool_or = bool_and, bool_or
+    ast_transformer = interpreter.FunctionRewriter.ast_transformer
+    interpreter.FunctionRewriter.ast_transformer = BoolOpAsTriton()
+
     def undo():
+        interpreter.FunctionRewriter.ast_transformer = ast_transformer
         interpreter._patch_lang_tensor = patch_tensor
         builder.create_dot = create_dot
         builder.create_fma = create_fma

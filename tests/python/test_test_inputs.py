@@ -107,3 +107,41 @@ def test_a_test_shape_the_reference_rejects_is_a_clear_error(tmp_path):
     assert not reply["ok"]
     assert reply["error"]["kind"] == "bad-inputs"
     assert reply["error"]["message"].startswith("the reference fails at test input 0 (7 float32): RuntimeError: ")
+
+
+# `rows_mask and cols_mask`: compiled Triton ands the two masks; Python's `and` returns the second
+# whole. Under the interpreter shim both mean the same (integrity_runtime.install_interpreter_shim):
+# the last row block of 5 rows covers 8, and without the row mask its store would write 3 rows past
+# the output.
+BOOL_OP_KERNEL = '''
+import torch, triton, triton.language as tl
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    cols = tl.arange(0, BLOCK_N)[None, :]
+    mask = (rows < M) and (cols < N)
+    keep = (rows >= 0) or (cols < 0)
+    x = tl.load(x_ptr + rows * N + cols, mask=mask, other=0.0)
+    tl.store(out_ptr + rows * N + cols, tl.where(keep, x + 1, x), mask=mask)
+
+def launch(x):
+    out = torch.zeros_like(x)
+    copy_kernel[(triton.cdiv(x.shape[0], 8),)](x, out, x.shape[0], x.shape[1], BLOCK_M=8, BLOCK_N=32)
+    return out
+
+def reference(x):
+    return x + 1
+
+def make_inputs(device):
+    return (torch.randn(16, 30, device=device),)
+
+def make_test_inputs(device):
+    return [(torch.randn(5, 30, device=device),)]
+'''
+
+
+def test_and_or_of_tensors_mean_what_compiled_triton_means(tmp_path):
+    c = verify(tmp_path, BOOL_OP_KERNEL)
+    assert c["passed"], c
+    assert c["test_inputs_checked"] == 1
