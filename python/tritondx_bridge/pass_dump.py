@@ -101,6 +101,10 @@ class ProcessDump:
 
 
 def _open_in_this_process(path):
+    """Whether a descriptor of this process names `path` (Linux's /proc; elsewhere the name stays
+    until the process exits normally)."""
+    if not os.path.isdir("/proc/self/fd"):
+        return False
     real = os.path.realpath(path)
     for fd in os.listdir("/proc/self/fd"):
         try:

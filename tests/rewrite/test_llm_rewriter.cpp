@@ -194,6 +194,45 @@ TEST(LlmPromptTest, LimitsFindingsAndEvidence) {
   EXPECT_NE(user.find("2 more links"), std::string::npos);
 }
 
+// The arms of the evidence ablation: the symptom arm keeps the measured kernel-level symptoms
+// (L1) and drops rules, lines, evidence, causes and proposals; the none arm has no diagnosis.
+TEST(LlmPromptTest, EvidenceArmsCarryLessOfTheDiagnosis) {
+  std::vector<Finding> findings = softmax().findings;
+  Finding roofline;
+  roofline.rule_id = "l1-roofline-gap";
+  roofline.level = Level::L1;
+  roofline.kernel = "softmax_kernel";
+  roofline.symptom = "runs at 31% of its memory roofline: 0.412 ms measured, 0.128 ms floor";
+  findings.push_back(roofline);
+  RewriteRequest request{softmax().ctx, findings, "Keep the output dtype fp32."};
+
+  PromptOptions symptom;
+  symptom.evidence = PromptEvidence::Symptom;
+  auto messages = build_rewrite_prompt(request, symptom);
+  const std::string& user = messages[1].content;
+  EXPECT_NE(user.find("## What was measured\n\n- runs at 31% of its memory roofline"), std::string::npos) << user;
+  for (const char* gone : {"## Diagnosis", "l0-multi-pass-reduction", "ld.global.b32",
+                           "re-read per pass", "keep the whole row", "l1-roofline-gap", "exp-to-exp2"})
+    EXPECT_EQ(user.find(gone), std::string::npos) << gone;
+  EXPECT_EQ(messages[0].content.find("compiler-level analysis"), std::string::npos);
+  EXPECT_NE(user.find(softmax().task.source), std::string::npos);
+  EXPECT_NE(user.find("Keep the output dtype fp32."), std::string::npos) << "the constraints stay";
+
+  PromptOptions none;
+  none.evidence = PromptEvidence::None;
+  const std::string bare = build_rewrite_prompt(request, none)[1].content;
+  EXPECT_EQ(bare.find("## What was measured"), std::string::npos);
+  EXPECT_EQ(bare.find("## Diagnosis"), std::string::npos);
+  EXPECT_EQ(bare.find("31% of its memory roofline"), std::string::npos);
+  EXPECT_NE(bare.find("## Constraints"), std::string::npos);
+
+  RewriteRequest unmeasured = softmax().request();
+  EXPECT_NE(build_rewrite_prompt(unmeasured, symptom)[1].content.find("Nothing was measured: no GPU was available."),
+            std::string::npos);
+  EXPECT_EQ(prompt_evidence_from_name("symptom"), PromptEvidence::Symptom);
+  EXPECT_EQ(prompt_evidence_from_name("surface"), std::nullopt);
+}
+
 // ---- code blocks ----
 
 TEST(LlmReplyCodeTest, PicksPythonBlocks) {

@@ -48,7 +48,7 @@ Runner add_diagnose_command(CLI::App& app) {
   cmd->add_flag("--all-levels", o->ladder.all_levels, "Run every level even when the findings explain the gap");
   cmd->add_flag("!--no-what-if", o->session.what_if, "Do not run what-if compiles at L3");
   cmd->add_option("--disable", o->ladder.disabled_rules, "Rule ids to skip");
-  cmd->add_option("--artifacts", o->session.artifacts_dir, "Folder for the stage files");
+  cmd->add_option("--artifacts", o->session.artifacts_dir, "Folder for the stage files (default: under the temp dir, where those of the last 4 finished runs are kept)");
   cmd->add_option("--target", o->session.target, "Target description under targets/");
   cmd->add_option("--report-dir", o->report_dir,
                   "Also write diagnosis.{txt,json,md,html} into this folder");

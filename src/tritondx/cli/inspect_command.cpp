@@ -17,7 +17,7 @@ Runner add_inspect_command(CLI::App& app) {
   cmd->add_option("--kernel", opts->kernel, "Only this kernel");
   cmd->add_option("--format", *format, "Output format")->check(CLI::IsMember({"text", "json", "html"}));
   cmd->add_option("-o,--output", *output, "Write the report here instead of stdout");
-  cmd->add_option("--artifacts", opts->artifacts_dir, "Folder for the stage files (default: under the temp dir)");
+  cmd->add_option("--artifacts", opts->artifacts_dir, "Folder for the stage files (default: under the temp dir, where those of the last 4 finished runs are kept)");
   cmd->add_flag("--pass-dumps", opts->pass_dumps, "Also record the IR before every MLIR pass");
   cmd->add_option("--target", opts->target, "Target description under targets/");
   return [opts, format, output] {

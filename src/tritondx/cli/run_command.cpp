@@ -27,7 +27,7 @@ Runner add_run_command(CLI::App& app) {
   cmd->add_option("task", options->task_path, "Task file")->required();
   cmd->add_option("--format", *format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("-o,--output", *output, "Write the report here instead of stdout");
-  cmd->add_option("--artifacts", options->artifacts_dir, "Folder for the stage files");
+  cmd->add_option("--artifacts", options->artifacts_dir, "Folder for the stage files (default: under the temp dir, where those of the last 4 finished runs are kept)");
   cmd->add_option("--target", options->target, "Target description under targets/");
   return [options, format, output] {
     Bridge bridge(BridgeConfig::from_environment());

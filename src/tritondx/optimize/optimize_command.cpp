@@ -51,6 +51,10 @@ Runner add_optimize_command(CLI::App& app) {
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--llm", o->llm, "Also ask the configured LLM endpoint for candidates (see docs/llm.md)");
   cmd->add_option("--llm-config", o->llm_config, "LLM configuration file (JSON)");
+  cmd->add_option("--llm-evidence", o->llm_evidence,
+                  "What the LLM is told: full (the whole diagnosis), symptom (measured kernel-level symptoms only) "
+                  "or none (the source alone); the arms of the evidence ablation (docs/llm.md)")
+      ->check(CLI::IsMember({"full", "symptom", "none"}));
   cmd->add_option("--target", o->target, "Target description under targets/");
   cmd->add_option("--format", *format, "Terminal output")->check(CLI::IsMember({"text", "json", "markdown"}));
   cmd->add_flag("-q,--quiet", *quiet, "No progress on stderr (one line per candidate; a live status line on a terminal)");

@@ -39,6 +39,7 @@ struct OptimizeOptions {
   double tune_below_roofline = 0.98;  // ... unless the best kernel reaches this fraction of its roofline
   bool llm = false;           // also ask the configured LLM endpoint for candidates
   std::string llm_config;     // JSON config file for the LLM (else the environment)
+  std::string llm_evidence = "full";  // how much of the diagnosis the LLM gets: full | symptom | none
   std::string target = "nvidia-h200";
   std::function<void(const CandidateProgress&)> on_candidate;  // called after each evaluation
 };

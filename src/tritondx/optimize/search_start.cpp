@@ -40,7 +40,9 @@ Expected<void> Search::setup() {
     auto config = load_llm_config(o_.llm_config);
     if (!config) return std::unexpected(config.error());
     llm_bridge_ = std::make_unique<Bridge>(bridge_.config());  // replies are imported there, not here
-    llm_ = std::make_unique<LlmRewriter>(std::move(*config), *llm_bridge_);
+    LlmRewriterOptions llm_options;
+    llm_options.prompt.evidence = prompt_evidence_from_name(o_.llm_evidence).value_or(PromptEvidence::Full);
+    llm_ = std::make_unique<LlmRewriter>(std::move(*config), *llm_bridge_, llm_options);
   }
   auto store = Store::open(r_.store_path);
   if (!store) return std::unexpected(store.error());

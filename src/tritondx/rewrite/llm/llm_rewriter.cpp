@@ -80,7 +80,10 @@ std::vector<RewriteAttempt> LlmRewriter::propose(const RewriteRequest& request) 
   std::set<std::string> seen;
   for (int i = 0; i < std::max(1, options_.attempts); ++i) {
     auto reply = client_.complete(messages);
-    for (auto& call : client_.take_calls()) last_calls_.push_back({out.size(), std::move(call)});
+    for (auto& call : client_.take_calls()) {
+      call["evidence"] = prompt_evidence_name(options_.prompt.evidence);
+      last_calls_.push_back({out.size(), std::move(call)});
+    }
     Expected<Candidate> candidate = fail(Stage::Llm, "not run");
     if (!reply) {
       candidate = std::unexpected(reply.error());
@@ -92,6 +95,7 @@ std::vector<RewriteAttempt> LlmRewriter::propose(const RewriteRequest& request) 
         candidate->params["prompt_tokens"] = reply->prompt_tokens;
         candidate->params["completion_tokens"] = reply->completion_tokens;
         candidate->params["cost_usd"] = reply->cost_usd;
+        candidate->params["evidence"] = prompt_evidence_name(options_.prompt.evidence);
         if (!seen.insert(candidate->source).second)
           candidate = fail(Stage::Llm, fmt::format("attempt {} returned the same kernel as an earlier attempt", i + 1));
       }

@@ -44,7 +44,53 @@ std::string tolerance_text(const KernelContext& ctx) {
   return out;
 }
 
+// The diagnosis section of the user message, as much of it as `options.evidence` allows.
+std::string diagnosis_section(const RewriteRequest& request, const PromptOptions& options) {
+  const KernelContext& ctx = request.ctx;
+  std::string out;
+  switch (options.evidence) {
+    case PromptEvidence::None:
+      return {};
+    case PromptEvidence::Symptom: {
+      out += "## What was measured\n\n";
+      size_t shown = 0;
+      for (const auto& f : request.findings)
+        if (f.level == Level::L1 && !f.symptom.empty() && shown < options.max_findings) {
+          out += "- " + f.symptom + "\n";
+          ++shown;
+        }
+      if (shown == 0) out += "Nothing was measured: no GPU was available.\n";
+      return out + "\n";
+    }
+    case PromptEvidence::Full:
+      break;
+  }
+  out += "## Diagnosis (best first)\n\n";
+  if (request.findings.empty()) out += "No specific finding; look for the usual performance problems.\n\n";
+  for (size_t i = 0; i < request.findings.size() && i < options.max_findings; ++i)
+    out += fmt::format("### {}. {}\n", i + 1, format_finding_for_prompt(request.findings[i], ctx, options.max_evidence));
+  if (request.findings.size() > options.max_findings)
+    out += fmt::format("({} further findings of lower rank are not shown.)\n\n",
+                       request.findings.size() - options.max_findings);
+  return out;
+}
+
 }  // namespace
+
+std::string_view prompt_evidence_name(PromptEvidence evidence) {
+  switch (evidence) {
+    case PromptEvidence::Full: return "full";
+    case PromptEvidence::Symptom: return "symptom";
+    case PromptEvidence::None: return "none";
+  }
+  return "full";
+}
+
+std::optional<PromptEvidence> prompt_evidence_from_name(std::string_view name) {
+  for (auto e : {PromptEvidence::Full, PromptEvidence::Symptom, PromptEvidence::None})
+    if (prompt_evidence_name(e) == name) return e;
+  return std::nullopt;
+}
 
 std::string format_finding_for_prompt(const Finding& f, const KernelContext& ctx, size_t max_evidence) {
   std::string out;
@@ -123,14 +169,18 @@ std::vector<ChatMessage> build_rewrite_prompt(const RewriteRequest& request, con
   const std::string name = file_name(ctx);
   const std::string fence = fence_for(source);
 
+  const char* about_diagnosis =
+      options.evidence == PromptEvidence::Full
+          ? " The diagnosis you are given comes from a compiler-level analysis (source, Triton IR, PTX, SASS); "
+            "trust its evidence."
+          : "";
   std::string system = fmt::format(
       "You are an expert in writing fast Triton GPU kernels for the {}. You rewrite a kernel so that it "
-      "runs faster and computes the same result. The diagnosis you are given comes from a compiler-level "
-      "analysis (source, Triton IR, PTX, SASS); trust its evidence. Answer with one sentence saying what "
+      "runs faster and computes the same result.{} Answer with one sentence saying what "
       "you changed, then exactly one ```python fenced code block holding the complete code of every "
       "@triton.jit function you changed or added and the complete launch function, with the imports they "
       "need. Never elide code with \"...\" and do not repeat reference, make_inputs or TOLERANCE.",
-      options.target);
+      options.target, about_diagnosis);
 
   std::string user;
   std::string kernel = ctx.kernel_name();
@@ -140,13 +190,7 @@ std::vector<ChatMessage> build_rewrite_prompt(const RewriteRequest& request, con
   user += fmt::format("## Source of {}\n\n{}python\n{}{}{}\n\n", name, fence, source,
                       source.empty() || source.back() == '\n' ? "" : "\n", fence);
 
-  user += "## Diagnosis (best first)\n\n";
-  if (request.findings.empty()) user += "No specific finding; look for the usual performance problems.\n\n";
-  for (size_t i = 0; i < request.findings.size() && i < options.max_findings; ++i)
-    user += fmt::format("### {}. {}\n", i + 1, format_finding_for_prompt(request.findings[i], ctx, options.max_evidence));
-  if (request.findings.size() > options.max_findings)
-    user += fmt::format("({} further findings of lower rank are not shown.)\n\n",
-                        request.findings.size() - options.max_findings);
+  user += diagnosis_section(request, options);
 
   user += "## Constraints\n\n" + format_constraints_for_prompt(request) + "\n";
 
