@@ -107,6 +107,15 @@ def make_small_inputs(device):
     return _inputs(2, 2, 67, 32, device)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small shape, a prime sequence at head dim 64, one token
+    return [
+        make_small_inputs(device),  # B 2, H 2, S 67, D 32: one full 64-block of queries and keys, then 3
+        _inputs(1, 3, 97, 64, device),  # H 3, S 97 (prime): a full block and 33 of queries and keys
+        _inputs(1, 1, 1, 128, device),  # one query and one key at the real head dim 128: 63 of 64 rows and keys masked
+    ]
+
+
 def flops(q, k, v):
     B, H, S, D = q.shape
     return 4 * B * H * S * S * D  # two GEMMs of 2*S*S*D each

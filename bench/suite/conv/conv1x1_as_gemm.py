@@ -83,6 +83,19 @@ def make_small_inputs(device):
     return (x, w)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small shape, prime channels, one pixel of one channel
+    return [
+        make_small_inputs(device),  # M 70, C_in 33, C_out 45: two M tiles, K one full step and 1, one N tile
+        # M = 3*5*7 = 105, C_in 131 (prime: four full K steps and 3), C_out 97 (two N tiles, the second 33 wide)
+        (torch.randn(3, 5, 7, 131, device=device, dtype=torch.float16),
+         torch.randn(131, 97, device=device, dtype=torch.float16)),
+        # one pixel, one channel in and out: M = N = K = 1, one program, one element of each tile
+        (torch.randn(1, 1, 1, 1, device=device, dtype=torch.float16),
+         torch.randn(1, 1, device=device, dtype=torch.float16)),
+    ]
+
+
 def flops(x, w):
     N, H, W, C = x.shape
     return 2 * N * H * W * C * w.shape[1]

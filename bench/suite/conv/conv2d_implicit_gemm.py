@@ -99,6 +99,19 @@ def make_small_inputs(device):
     return (x, w)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small shape, prime channels, a 1 x 1 image of one channel
+    return [
+        make_small_inputs(device),  # 2 x 10 x 9 x 12 -> 20: M 180 (three tiles), GEMM K 108 (three steps and 12)
+        # 3 x 7 x 5, C_in 13 -> C_out 67 (prime): M 105 (two tiles), GEMM K 117 (three steps and 21), two N tiles
+        (torch.randn(3, 7, 5, 13, device=device, dtype=torch.float16),
+         torch.randn(3, 3, 13, 67, device=device, dtype=torch.float16)),
+        # one 1 x 1 pixel, one channel in and out: only the centre tap of the 3 x 3 filter is inside the padding
+        (torch.randn(1, 1, 1, 1, device=device, dtype=torch.float16),
+         torch.randn(3, 3, 1, 1, device=device, dtype=torch.float16)),
+    ]
+
+
 def flops(x, w):
     N, H, W, C = x.shape
     R, S, _, K = w.shape

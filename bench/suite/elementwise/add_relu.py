@@ -53,6 +53,19 @@ def make_small_inputs(device):
     return (x, y)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small shape, a prime row length, one element
+    return [
+        make_small_inputs(device),  # 5 x 1001 = 5005 elements: four full blocks of 1024 and 909 in the fifth
+        # 13 x 257 = 3341 elements (odd): three full blocks and a last one with only 269 in bounds
+        (torch.randn(13, 257, device=device, dtype=torch.float32),
+         torch.randn(13, 257, device=device, dtype=torch.float32)),
+        # one element: one program, 1023 of its 1024 lanes masked
+        (torch.randn(1, 1, device=device, dtype=torch.float32),
+         torch.randn(1, 1, device=device, dtype=torch.float32)),
+    ]
+
+
 def bytes_moved(x, y):
     return 3 * x.numel() * x.element_size()
 

@@ -60,6 +60,21 @@ def make_small_inputs(device):
     return (x, bias, residual)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small shape, a prime width, one element
+    return [
+        make_small_inputs(device),  # 37 x 139 = 5143: rows do not line up with blocks, the last block partial
+        # 61 x 131 = 7991 (prime width): another bias period across block edges, the last block 823 full
+        (torch.randn(61, 131, device=device, dtype=torch.float16),
+         torch.randn(131, device=device, dtype=torch.float16),
+         torch.randn(61, 131, device=device, dtype=torch.float16)),
+        # one row of one column: n_elements = n_cols = 1, every offset maps to bias[0], one lane in bounds
+        (torch.randn(1, 1, device=device, dtype=torch.float16),
+         torch.randn(1, device=device, dtype=torch.float16),
+         torch.randn(1, 1, device=device, dtype=torch.float16)),
+    ]
+
+
 def bytes_moved(x, bias, residual):
     return (3 * x.numel() + bias.numel()) * x.element_size()
 

@@ -56,6 +56,15 @@ def make_small_inputs(device):
     return (x,)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small shape, a prime row length, one element
+    return [
+        make_small_inputs(device),  # 7 x 733 = 5131 elements: five full blocks and a partial sixth
+        (torch.randn(11, 521, device=device, dtype=torch.float16),),  # 5731 elements (prime rows): 611 in the last block
+        (torch.randn(1, 1, device=device, dtype=torch.float16),),  # one element: one program, 1023 lanes masked
+    ]
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size()
 

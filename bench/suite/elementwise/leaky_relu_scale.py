@@ -58,6 +58,16 @@ def make_small_inputs(device):
     return (x,)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small shape, a prime row length, one element
+    return [
+        make_small_inputs(device),  # 5 x 1201: two column blocks per row, the second 177 full
+        # 3 x 2053 (prime row length and stride): three column blocks per row, the last only 5 columns
+        (torch.randn(3, 2053, device=device, dtype=torch.float32),),
+        (torch.randn(1, 1, device=device, dtype=torch.float32),),  # one row of one element: a 1 x 1 grid, one lane
+    ]
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size()
 

@@ -54,6 +54,19 @@ def make_small_inputs(device):
     return (a, b)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small shape, a prime row length, one element
+    return [
+        make_small_inputs(device),  # 5 x 1001 = 5005 elements: four full blocks and a partial fifth
+        # 7 x 617 = 4319 elements (prime rows): four full blocks and 223 in the fifth
+        (torch.randn(7, 617, device=device, dtype=torch.bfloat16),
+         torch.randn(7, 617, device=device, dtype=torch.bfloat16)),
+        # one element: one program, 1023 lanes masked
+        (torch.randn(1, 1, device=device, dtype=torch.bfloat16),
+         torch.randn(1, 1, device=device, dtype=torch.bfloat16)),
+    ]
+
+
 def bytes_moved(a, b):
     return 3 * a.numel() * a.element_size()
 

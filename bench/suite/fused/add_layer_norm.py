@@ -99,6 +99,21 @@ def make_small_inputs(device):
     return (x, residual, weight, bias)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small shape, a prime width, one token at the real width
+    def _inputs(M, N):  # built as make_small_inputs builds them
+        x = torch.randn(M, N, device=device, dtype=torch.float16)
+        residual = torch.randn(M, N, device=device, dtype=torch.float16)
+        weight = 1.0 + 0.1 * torch.randn(N, device=device, dtype=torch.float16)
+        bias = 0.1 * torch.randn(N, device=device, dtype=torch.float16)
+        return (x, residual, weight, bias)
+    return [
+        make_small_inputs(device),  # 5 x 1000: a 1024-wide block, the last 24 columns masked
+        _inputs(7, 2053),  # prime width: a 4096-wide block (8 warps), 2043 columns masked out of the mean and variance
+        _inputs(1, 4096),  # one token (a decode step) at the real hidden size: one program, the block exactly full
+    ]
+
+
 def bytes_moved(x, residual, weight, bias):
     return 4 * x.numel() * x.element_size() + (weight.numel() + bias.numel()) * weight.element_size()
 

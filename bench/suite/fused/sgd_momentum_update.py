@@ -72,6 +72,17 @@ def make_small_inputs(device):
     return (param, grad, momentum_buffer)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small size, a prime size under one block, one parameter
+    def _inputs(n):  # built as make_small_inputs builds them
+        return tuple(torch.randn(n, device=device, dtype=torch.float32) for _ in range(3))
+    return [
+        make_small_inputs(device),  # 5003: four full blocks of 1024 and 907 in the fifth
+        _inputs(521),  # prime, less than one block: one program, 503 lanes masked
+        _inputs(1),  # one parameter: one program, one lane in bounds
+    ]
+
+
 def bytes_moved(param, grad, momentum_buffer):
     return 5 * param.numel() * param.element_size()
 

@@ -56,6 +56,19 @@ def make_small_inputs(device):
     return (gate, up)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small shape, a prime width, one element
+    return [
+        make_small_inputs(device),  # 3 x 1001 = 3003 elements: two full blocks and a partial third
+        # 17 x 131 = 2227 elements (prime width): two full blocks and 179 in the third
+        (torch.randn(17, 131, device=device, dtype=torch.bfloat16) * 4,
+         torch.randn(17, 131, device=device, dtype=torch.bfloat16)),
+        # one element: one program, 1023 lanes masked
+        (torch.randn(1, 1, device=device, dtype=torch.bfloat16) * 4,
+         torch.randn(1, 1, device=device, dtype=torch.bfloat16)),
+    ]
+
+
 def bytes_moved(gate, up):
     return 3 * gate.numel() * gate.element_size()
 

@@ -54,6 +54,15 @@ def make_small_inputs(device):
     return _inputs(device, 37, 50, 1100)  # two column chunks, the second masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small shape, a prime width, one token at the real width
+    return [
+        make_small_inputs(device),  # 37 ids into 50 x 1100: two column chunks, the second masked
+        _inputs(device, 13, 11, 1031),  # prime width: two chunks per token, the second only 7 columns
+        _inputs(device, 1, 5, 4096),  # one token (a decode step) at the real width: four full chunks, no masked column
+    ]
+
+
 def bytes_moved(ids, table):
     return ids.numel() * ids.element_size() + 2 * ids.numel() * table.shape[1] * table.element_size()
 

@@ -57,6 +57,15 @@ def make_small_inputs(device):
     return _inputs(device, 40, 300, 23)  # 300 columns: one full chunk of 256 and a masked one
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: the small shape, one column past a chunk, one element
+    return [
+        make_small_inputs(device),  # 23 rows of 300 from 40: one full chunk of 256 and a masked one
+        _inputs(device, 17, 257, 61),  # 61 rows of 257 (prime) from 17: a full chunk and one of a single column
+        _inputs(device, 1, 1, 1),  # one index into a 1 x 1 source: one program, one masked chunk with one column
+    ]
+
+
 def bytes_moved(src, idx):
     return idx.numel() * idx.element_size() + 2 * idx.numel() * src.shape[1] * src.element_size()
 

@@ -54,6 +54,17 @@ def make_small_inputs(device):
     return (torch.randn(2, 37, 3, 24, device=device, dtype=torch.float16),)  # 5328 elements
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: odd, prime-sized and single-element tensors
+    return [
+        make_small_inputs(device),  # 2 x 37 x 3 x 24: 5328 elements, 6 programs, the last with 208 lanes
+        # every dimension odd and D = 13 not a multiple of any vector width: 11895 elements, the 12th
+        # program with 631 lanes, rows of the output start at unaligned offsets
+        (torch.randn(3, 61, 5, 13, device=device, dtype=torch.float16),),
+        (torch.randn(1, 1, 1, 1, device=device, dtype=torch.float16),),  # one element: 1023 of 1024 lanes masked
+    ]
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size()
 

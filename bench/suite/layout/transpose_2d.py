@@ -47,6 +47,17 @@ def make_small_inputs(device):
     return (torch.randn(45, 1100, device=device, dtype=torch.float32),)  # two column chunks, the second masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: odd row counts, a short column tail, a single column
+    return [
+        make_small_inputs(device),  # 45 x 1100: two column chunks, the second with 76 columns
+        # 13 x 1031 (primes): the second column chunk holds 7 columns, 13 rows (not a multiple of any tile)
+        (torch.randn(13, 1031, device=device, dtype=torch.float32),),
+        # one column: 131 one-element rows, the output a single row of 131
+        (torch.randn(131, 1, device=device, dtype=torch.float32),),
+    ]
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size()
 

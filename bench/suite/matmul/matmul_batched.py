@@ -81,6 +81,20 @@ def make_small_inputs(device):
     return (a, b)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: odd M, N, K (prime) per batch and a 1 x 1 x 1 batch of 1
+    return [
+        make_small_inputs(device),  # 3 batches of 67 x 33 @ 33 x 45: a 2 x 1 tile grid per batch
+        # 2 batches of 61 x 97 @ 97 x 37: one 64x64 tile per batch (3 rows, 27 columns masked), K in
+        # three full steps and one of 1: the batch stride is not a multiple of any tile
+        (torch.randn(2, 61, 97, device=device, dtype=torch.float16),
+         torch.randn(2, 97, 37, device=device, dtype=torch.float16)),
+        # a batch of one 1 x 1 x 1 product: one program, everything but one element of each tile masked
+        (torch.randn(1, 1, 1, device=device, dtype=torch.float16),
+         torch.randn(1, 1, 1, device=device, dtype=torch.float16)),
+    ]
+
+
 def flops(a, b):
     return 2 * a.shape[0] * a.shape[1] * a.shape[2] * b.shape[2]
 

@@ -77,6 +77,19 @@ def make_small_inputs(device):
     return (a, b)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: odd M, N, K (prime) and a 1 x 1 x 1 product
+    return [
+        make_small_inputs(device),  # 67 x 33 @ 33 x 45: a 2 x 1 grid of 64x64 tiles, K = 33: one full step and 1
+        # 97 x 61 @ 61 x 131: a 2 x 3 grid, N's third tile holds 3 columns, K's second step 29 of 32
+        (torch.randn(97, 61, device=device, dtype=torch.bfloat16),
+         torch.randn(61, 131, device=device, dtype=torch.bfloat16)),
+        # M = N = K = 1: one program, one K step, everything but one element of each tile masked
+        (torch.randn(1, 1, device=device, dtype=torch.bfloat16),
+         torch.randn(1, 1, device=device, dtype=torch.bfloat16)),
+    ]
+
+
 def flops(a, b):
     return 2 * a.shape[0] * a.shape[1] * b.shape[1]
 

@@ -89,6 +89,16 @@ def make_small_inputs(device):
     return _inputs(67, 33, 45, device)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: odd M, N, K (prime) and a 1 x 1 x 1 product
+    return [
+        make_small_inputs(device),  # 67 x 33 @ 33 x 45 + bias: a 2 x 1 grid of 64x64 tiles, bias load masked
+        # 97 x 61 @ 61 x 131: a 2 x 3 grid, N's third tile (and its bias) 3 columns, K's second step 29 of 32
+        _inputs(97, 61, 131, device),
+        _inputs(1, 1, 1, device),  # M = N = K = 1: one program, one element of the tile, one bias value
+    ]
+
+
 def flops(x, w, bias):
     return 2 * x.shape[0] * x.shape[1] * w.shape[1]
 

@@ -80,6 +80,19 @@ def make_small_inputs(device):
     return (x, w)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: odd token count, N and K (prime) and one token of 1 x 1
+    return [
+        make_small_inputs(device),  # 7 tokens, K = 67, N = 45: one 16x64 tile, K one full step and 3 columns
+        # 17 tokens (a second 16-row tile with one row), K = 131 (two full steps and 3), N = 97 (33 of the second tile)
+        (torch.randn(17, 131, device=device, dtype=torch.float16),
+         torch.randn(97, 131, device=device, dtype=torch.float16)),
+        # M = N = K = 1: one token through a 1 x 1 weight, one program, one element of each tile
+        (torch.randn(1, 1, device=device, dtype=torch.float16),
+         torch.randn(1, 1, device=device, dtype=torch.float16)),
+    ]
+
+
 def flops(x, w):
     return 2 * x.shape[0] * x.shape[1] * w.shape[0]
 

@@ -76,6 +76,15 @@ def make_small_inputs(device):
     return _inputs(device, 5, 1000)  # a 1024-wide tile, the last 24 columns masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime width in a larger tile, one full-width row
+    return [
+        make_small_inputs(device),  # 5 x 1000: a 1024-wide tile, the last 24 columns masked
+        _inputs(device, 7, 2053),  # a prime width (and row stride): a 4096-wide tile, 2043 columns masked
+        _inputs(device, 1, 4096),  # one row at the realistic width: one program, the tile exactly full, no mask
+    ]
+
+
 def bytes_moved(x, dy, weight, mean, rstd):
     return (3 * x.numel() + weight.numel() + mean.numel() + rstd.numel()) * 4
 

@@ -83,6 +83,15 @@ def make_small_inputs(device):
     return _inputs(device, 5, 1500)  # 1500 columns: two chunks of 1024, the second masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime width with a short last chunk, one full-width row
+    return [
+        make_small_inputs(device),  # 5 x 1500: two chunks of 1024 per pass, the second with 476 columns
+        _inputs(device, 7, 2053),  # a prime width (and row stride): three chunks per pass, the last only 5 columns
+        _inputs(device, 1, 4096),  # one row at the realistic width: one program, four full chunks, no mask
+    ]
+
+
 def bytes_moved(x, weight, bias):
     return 2 * x.numel() * x.element_size() + weight.numel() * 4 + bias.numel() * 4
 

@@ -99,6 +99,19 @@ def make_small_inputs(device):
     return _inputs(device, 45, 300)  # two programs, the second with 13 rows; 300 of a 512 tile
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: prime rows and width, one full-width row
+    return [
+        make_small_inputs(device),  # 45 x 300: two programs, the second with 13 rows; 300 of a 512 tile
+        # 67 x 257 (primes): three programs, the third with 3 rows; 257 of a 512 tile; the dweight sum in
+        # two column blocks of 256, the second with a single column
+        _inputs(device, 67, 257),
+        # one row at the realistic width: one program with one row, one partial, the 4096 tile exactly
+        # full and 16 full column blocks in the sum
+        _inputs(device, 1, 4096),
+    ]
+
+
 def bytes_moved(x, dy, weight, rstd):
     return (3 * x.numel() + 2 * weight.numel() + rstd.numel()) * 4
 

@@ -63,6 +63,15 @@ def make_small_inputs(device):
     return _inputs(device, 6, 1000)  # a 1024-wide tile, the last 24 columns masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime width in a larger tile, one full-width row
+    return [
+        make_small_inputs(device),  # 6 x 1000: a 1024-wide tile, the last 24 columns masked
+        _inputs(device, 7, 2053),  # a prime width (and row stride): a 4096-wide tile, 2043 columns masked
+        _inputs(device, 1, 8192),  # one row (a decode step) at the realistic width: the 8192 tile exactly full
+    ]
+
+
 def bytes_moved(x, weight):
     return 2 * x.numel() * x.element_size() + weight.numel() * weight.element_size()
 

@@ -56,6 +56,20 @@ def make_small_inputs(device):
     return (q, scale)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a short tail block, a single column
+    def inputs(rows, cols):  # drawn as make_small_inputs draws them
+        q = torch.randint(-127, 128, (rows, cols), device=device, dtype=torch.int8)
+        scale = torch.rand(rows, device=device, dtype=torch.float32) * 0.04 + 0.01
+        return (q, scale)
+
+    return [
+        make_small_inputs(device),  # 5 x 1500: two column blocks per row, the second with 476 columns
+        inputs(13, 1031),  # primes: two column blocks per row, the second with 7 columns; odd row stride
+        inputs(131, 1),  # one column: 131 rows of one element, each its own scale, 1023 lanes masked
+    ]
+
+
 def bytes_moved(q, scale):
     rows, cols = q.shape
     return rows * cols * (1 + 2) + rows * 4

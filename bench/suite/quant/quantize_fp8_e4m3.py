@@ -62,6 +62,20 @@ def make_small_inputs(device):
     return (x, scale)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime element count, a single element
+    def inputs(*shape):  # drawn as make_small_inputs draws them: some values saturate
+        x = torch.randn(*shape, device=device, dtype=torch.float16) * 3.0
+        scale = torch.full((1,), 6.0 / 448.0, device=device, dtype=torch.float32)
+        return (x, scale)
+
+    return [
+        make_small_inputs(device),  # 37 x 101 = 3737 elements: 4 blocks, the last with 665
+        inputs(61, 131),  # 7991 elements (primes): 8 blocks, the last with 823
+        inputs(1, 1),  # one element: one block, 1023 lanes masked
+    ]
+
+
 def bytes_moved(x, scale):
     return x.numel() * (x.element_size() + 1) + 4
 

@@ -69,6 +69,16 @@ def make_small_inputs(device):
     return (x,)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime width in a larger tile, a single column
+    return [
+        make_small_inputs(device),  # 37 x 100: a 128-wide tile, the last 28 columns masked
+        (torch.randn(13, 521, device=device, dtype=torch.float16),),  # primes: a 1024-wide tile, 503 masked
+        # one column: a 1-wide tile, each row's absmax its only element, so every nonzero value quantizes to +-127
+        (torch.randn(97, 1, device=device, dtype=torch.float16),),
+    ]
+
+
 def bytes_moved(x):
     rows, cols = x.shape
     return rows * cols * (x.element_size() + 1) + rows * 4

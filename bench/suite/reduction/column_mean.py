@@ -56,6 +56,15 @@ def make_small_inputs(device):
     return (x,)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: two prime shapes of masked 64 x 64 tiles, and one row
+    return [
+        make_small_inputs(device),  # 301 x 150: neither dimension a multiple of 64
+        (torch.randn(131, 97, device=device, dtype=torch.float32),),  # primes: 3 row tiles (the last holds 3 rows), 2 column programs (the second holds 33 columns)
+        (torch.randn(1, 61, device=device, dtype=torch.float32),),  # one row (n_rows == 1, the mean is the row itself): 63 of 64 tile rows masked, one program
+    ]
+
+
 def bytes_moved(x):
     return x.numel() * x.element_size() + x.shape[1] * 4
 

@@ -66,6 +66,15 @@ def make_small_inputs(device):
     return (x,)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime length with a tiny last block, and one element
+    return [
+        make_small_inputs(device),  # 3001: 3 partials, the last block 953 elements
+        (torch.randn(1031, device=device, dtype=torch.float32),),  # prime: 2 partials, the last block only 7 elements
+        (torch.randn(1, device=device, dtype=torch.float32),),  # one element: one partial, 1023 lanes masked in both stages
+    ]
+
+
 def bytes_moved(x):
     return x.numel() * x.element_size() + 4
 

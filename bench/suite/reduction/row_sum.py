@@ -49,6 +49,15 @@ def make_small_inputs(device):
     return (x,)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime width with a tiny last chunk, and one element
+    return [
+        make_small_inputs(device),  # 5 x 1537: a full chunk then a partial one
+        (torch.randn(7, 2053, device=device, dtype=torch.float32),),  # prime width (and row stride): 3 chunks, the last only 5 columns
+        (torch.randn(1, 1, device=device, dtype=torch.float32),),  # one row of one element: one program, one masked chunk
+    ]
+
+
 def bytes_moved(x):
     return x.numel() * x.element_size() + x.shape[0] * 4
 

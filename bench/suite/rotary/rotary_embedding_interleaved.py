@@ -87,6 +87,20 @@ def make_small_inputs(device):
     return (q, cos, sin)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime number of pairs, and a batch of one with one head
+    def inputs(B, S, H, D):
+        q = torch.randn(B, S, H, D, device=device, dtype=torch.bfloat16)
+        cos, sin = _tables(S, D, device, torch.bfloat16)
+        return (q, cos, sin)
+
+    return [
+        make_small_inputs(device),  # 2 x 9 x 3 x 40: 20 pairs in a 32 block
+        inputs(3, 7, 5, 74),  # 37 pairs (prime) in a 64 block, 27 lanes masked; odd S and H
+        inputs(1, 3, 1, 2),  # a batch of one, one head, the smallest head dim (one pair, a 1-wide block); 3 positions so sin != 0
+    ]
+
+
 def bytes_moved(q, cos, sin):
     return 2 * q.numel() * q.element_size() + (cos.numel() + sin.numel()) * cos.element_size()
 

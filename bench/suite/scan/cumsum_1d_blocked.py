@@ -75,6 +75,15 @@ def make_small_inputs(device):
     return (torch.randn(5000, device=device, dtype=torch.float32),)  # 5 blocks, the last masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime length with a tiny last block, and one element
+    return [
+        make_small_inputs(device),  # 5000: 5 blocks, the last 904 elements
+        (torch.randn(2053, device=device, dtype=torch.float32),),  # prime: 3 blocks, the last only 5 elements (two carries added back)
+        (torch.randn(1, device=device, dtype=torch.float32),),  # one element: one block, no carry to add back
+    ]
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size()
 

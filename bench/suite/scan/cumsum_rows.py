@@ -43,6 +43,15 @@ def make_small_inputs(device):
     return (torch.randn(5, 1000, device=device, dtype=torch.float32),)  # a 1024 tile, 24 columns masked
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime width in a smaller tile, and one element
+    return [
+        make_small_inputs(device),  # 5 x 1000: a 1024 tile, 24 columns masked
+        (torch.randn(11, 257, device=device, dtype=torch.float32),),  # prime width: a 512 tile, 255 columns masked
+        (torch.randn(1, 1, device=device, dtype=torch.float32),),  # one row of one element: a 1-wide tile, one program
+    ]
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size()
 

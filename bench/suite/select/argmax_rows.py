@@ -57,6 +57,15 @@ def make_small_inputs(device):
     return (x,)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime width with a tiny last chunk, and one element
+    return [
+        make_small_inputs(device),  # 3 x 2500: 3 chunks, the last one partial
+        (torch.randn(7, 1031, device=device, dtype=torch.float32),),  # prime width: 2 chunks, the last only 7 columns
+        (torch.randn(1, 1, device=device, dtype=torch.float32),),  # one row of one element: index 0, 1023 lanes masked
+    ]
+
+
 def bytes_moved(x):
     return x.numel() * x.element_size() + x.shape[0] * 8
 

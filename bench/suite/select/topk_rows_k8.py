@@ -54,6 +54,15 @@ def make_small_inputs(device):
     return (x,)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at (K = 8 is fixed by launch): a prime width, and the smallest legal row
+    return [
+        make_small_inputs(device),  # 23 x 300: a 512 block, 212 lanes masked
+        (torch.randn(13, 131, device=device, dtype=torch.float32),),  # prime width: a 256 block, 125 lanes masked
+        (torch.randn(1, 8, device=device, dtype=torch.float32),),  # one row of exactly K = 8 columns: an 8-wide block, every element selected
+    ]
+
+
 def bytes_moved(x):
     return x.numel() * x.element_size() + x.shape[0] * 8 * x.element_size()
 

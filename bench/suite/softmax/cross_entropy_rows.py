@@ -68,6 +68,20 @@ def make_small_inputs(device):
     return (logits, targets)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime vocabulary with a tiny last chunk, and one class
+    def inputs(n_rows, vocab):
+        logits = torch.randn(n_rows, vocab, device=device, dtype=torch.float32)
+        targets = torch.randint(0, vocab, (n_rows,), device=device, dtype=torch.int64)
+        return (logits, targets)
+
+    return [
+        make_small_inputs(device),  # 4 x 1500: a full chunk then a partial one
+        inputs(5, 2053),  # prime vocabulary: 3 chunks per pass, the last only 5 columns
+        inputs(1, 1),  # one row, one class (target 0, loss 0): one program, 1023 lanes masked
+    ]
+
+
 def bytes_moved(logits, targets):
     return logits.numel() * logits.element_size() + targets.numel() * targets.element_size() + logits.shape[0] * 4
 

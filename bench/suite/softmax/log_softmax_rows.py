@@ -55,6 +55,15 @@ def make_small_inputs(device):
     return (x,)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime width in a smaller block, and one element
+    return [
+        make_small_inputs(device),  # 4 x 1000: 1000 columns in a 1024 block
+        (torch.randn(7, 257, device=device, dtype=torch.float16),),  # prime width: a 512 block, 255 lanes masked
+        (torch.randn(1, 1, device=device, dtype=torch.float16),),  # one row of one element (output 0): a 1-wide block
+    ]
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size()
 

@@ -67,6 +67,15 @@ def make_small_inputs(device):
     return (x,)
 
 
+def make_test_inputs(device):
+    # the shapes every candidate is also verified at: a prime width with a tiny last chunk, and one element
+    return [
+        make_small_inputs(device),  # 3 x 1500: a full chunk then a partial one
+        (torch.randn(5, 2053, device=device, dtype=torch.float32),),  # prime width: 3 chunks per pass, the last only 5 columns
+        (torch.randn(1, 1, device=device, dtype=torch.float32),),  # one row of one element (output 1): one masked chunk per pass
+    ]
+
+
 def bytes_moved(x):
     return 2 * x.numel() * x.element_size()
 
