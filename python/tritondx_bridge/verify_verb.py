@@ -43,7 +43,7 @@ def _interpreted_in_child(request):
 
 def _verify_interpreted(request, draws, seed):
     from .cuda_emulation import emulated_cuda
-    from .integrity_runtime import install_interpreter_shim
+    from .interpreter_shim import install_interpreter_shim
     install_interpreter_shim()
     with emulated_cuda(interpreted=True):
         task = load_task(request.get("task"))

@@ -11,7 +11,7 @@ breaks the interpreter-based tests that run later in the same process."""
 CHECK = r"""
 import importlib.util, json, sys, torch
 sys.path.insert(0, sys.argv[2])
-from tritondx_bridge.integrity_runtime import install_interpreter_shim
+from tritondx_bridge.interpreter_shim import install_interpreter_shim
 from tritondx_bridge.cuda_emulation import emulated_cuda
 install_interpreter_shim()
 results = []

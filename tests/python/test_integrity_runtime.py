@@ -47,7 +47,8 @@ def tiny_inputs(original, seed):
 def interpret(monkeypatch):
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     from tritondx_bridge import integrity_runtime
-    undo = integrity_runtime.install_interpreter_shim()  # examples/softmax.py's range(0, n_cols, BLOCK)
+    from tritondx_bridge.interpreter_shim import install_interpreter_shim
+    undo = install_interpreter_shim()  # examples/softmax.py's range(0, n_cols, BLOCK)
     yield integrity_runtime
     undo()
 

@@ -110,7 +110,7 @@ def test_a_test_shape_the_reference_rejects_is_a_clear_error(tmp_path):
 
 
 # `rows_mask and cols_mask`: compiled Triton ands the two masks; Python's `and` returns the second
-# whole. Under the interpreter shim both mean the same (integrity_runtime.install_interpreter_shim):
+# whole. Under the interpreter shim both mean the same (interpreter_shim.install_interpreter_shim):
 # the last row block of 5 rows covers 8, and without the row mask its store would write 3 rows past
 # the output.
 BOOL_OP_KERNEL = '''
