@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "tritondx/bridge/subprocess.h"
 
 namespace tdx::cli_test {
@@ -25,6 +27,15 @@ inline std::string read(const std::filesystem::path& p) {
 inline std::filesystem::path fresh_dir(const std::string& suite, const std::string& name) {
   std::filesystem::path dir = std::filesystem::temp_directory_path() / suite / name;
   std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// <tmp>/<suite>/<TestSuite.Test> for the running test, created and kept between its runs.
+inline std::filesystem::path test_dir(const std::string& suite) {
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / suite / (std::string(test->test_suite_name()) + "." + test->name());
   std::filesystem::create_directories(dir);
   return dir;
 }

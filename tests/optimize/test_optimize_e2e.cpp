@@ -111,14 +111,46 @@ std::vector<std::pair<long long, std::string>> finished_candidates(const fs::pat
   return out;
 }
 
-TEST(OptimizeE2E, KilledRunResumesLosingAtMostTheCandidateInFlight) {
-  fs::path out = fresh_dir("kill-resume");
-  auto args = optimize_args(out, 3);
+// Starts the command of `args`; `quiet` sends its stdout and stderr to /dev/null.
+pid_t spawn(std::vector<std::string> args, bool quiet) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (quiet) {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  }
   pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) throw std::runtime_error("cannot start " + args[0]);
+  return pid;
+}
+
+// The run of optimize_args(out, 3) that kills and resumes have brought to its end: its store is
+// sound, and it holds the original and the budget of three, all finished, no source evaluated
+// twice. Returns them by id.
+void expect_sound_finished_run(const fs::path& out, std::map<long long, CandidateRecord>& by_id) {
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  auto store = Store::open((out / "store.sqlite").string());
+  ASSERT_TRUE(store.has_value());
+  EXPECT_EQ(*store->check_integrity(), "ok");
+  auto candidates = store->candidates(report["run_id"].get<long long>());
+  ASSERT_TRUE(candidates.has_value());
+  EXPECT_EQ(candidates->size(), 4u);  // the original and the budget of three
+  std::set<std::string> sources;
+  for (const auto& c : *candidates) {
+    EXPECT_TRUE(is_finished(c.status)) << c.id;
+    EXPECT_TRUE(sources.insert(c.source_sha256).second) << "the same source evaluated twice: " << c.id;
+    by_id[c.id] = c;
+  }
+}
+
+TEST(OptimizeE2E, KilledRunResumesLosingAtMostTheCandidateInFlight) {
+  fs::path out = fresh_dir("kill-resume");
+  pid_t pid = spawn(optimize_args(out, 3), /*quiet=*/false);
   // Kill it once the original and one child are finished: the next child is then in flight.
   std::vector<std::pair<long long, std::string>> before;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
@@ -137,44 +169,23 @@ TEST(OptimizeE2E, KilledRunResumesLosingAtMostTheCandidateInFlight) {
   resumed_args.push_back("--resume");
   auto r = run(resumed_args);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  auto report = nlohmann::json::parse(read(out / "report.json"));
-  EXPECT_TRUE(report["resumed"].get<bool>());
+  EXPECT_TRUE(nlohmann::json::parse(read(out / "report.json"))["resumed"].get<bool>());
 
-  auto store = Store::open((out / "store.sqlite").string());
-  ASSERT_TRUE(store.has_value());
-  EXPECT_EQ(*store->check_integrity(), "ok");
-  auto candidates = store->candidates(report["run_id"].get<long long>());
-  ASSERT_TRUE(candidates.has_value());
-  EXPECT_EQ(candidates->size(), 4u);  // the original and the budget of three
-  std::set<std::string> sources;
+  std::map<long long, CandidateRecord> candidates;
+  expect_sound_finished_run(out, candidates);
   int restarted = 0;
-  for (const auto& c : *candidates) {
-    EXPECT_TRUE(is_finished(c.status)) << c.id;
-    EXPECT_TRUE(sources.insert(c.source_sha256).second) << "the same source evaluated twice: " << c.id;
-    restarted += c.restarts > 0;
-  }
+  for (const auto& [id, c] : candidates) restarted += c.restarts > 0;
   EXPECT_LE(restarted, 1) << "more than the candidate in flight was evaluated again";
   // Everything finished before the kill is kept as it was (same ids; not evaluated again).
   for (const auto& [id, st] : before) {
-    auto c = store->candidate(id);
-    ASSERT_TRUE(c.has_value()) << id;
-    EXPECT_EQ(c->restarts, 0) << id;
+    ASSERT_TRUE(candidates.contains(id)) << id;
+    EXPECT_EQ(candidates[id].restarts, 0) << id;
   }
 }
 
 // Runs the command of `args` and kills it with SIGKILL after `delay`; false when it ended first.
 bool kill_after(std::vector<std::string> args, std::chrono::milliseconds delay, int& exit_code) {
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  posix_spawn_file_actions_t quiet;
-  posix_spawn_file_actions_init(&quiet);
-  posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&quiet, 2, "/dev/null", O_WRONLY, 0);
-  int spawned = posix_spawn(&pid, argv[0], &quiet, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&quiet);
-  if (spawned != 0) throw std::runtime_error("cannot start " + args[0]);
+  pid_t pid = spawn(std::move(args), /*quiet=*/true);
   auto deadline = std::chrono::steady_clock::now() + delay;
   int status = 0;
   while (std::chrono::steady_clock::now() < deadline) {
@@ -207,7 +218,7 @@ TEST(OptimizeE2E, KillsAtRandomPointsLoseOnlyTheCandidateInFlight) {
   bool completed = false;
   for (int i = 0; i < points && !completed; ++i) {
     auto args = optimize_args(out, 3);
-    if (fs::exists(out / "store.sqlite") && !finished_candidates(out / "store.sqlite").empty()) args.push_back("--resume");
+    if (!finished_candidates(out / "store.sqlite").empty()) args.push_back("--resume");
     int exit_code = 0;
     const int delay = delay_ms(rng);
     if (!kill_after(args, std::chrono::milliseconds(delay), exit_code)) {
@@ -228,26 +239,15 @@ TEST(OptimizeE2E, KillsAtRandomPointsLoseOnlyTheCandidateInFlight) {
   }
   ASSERT_GT(kills, 0) << "every segment ended before its kill: the delays are too long for this machine";
 
-  auto report = nlohmann::json::parse(read(out / "report.json"));
-  auto store = Store::open((out / "store.sqlite").string());
-  ASSERT_TRUE(store.has_value());
-  EXPECT_EQ(*store->check_integrity(), "ok");
-  auto candidates = store->candidates(report["run_id"].get<long long>());
-  ASSERT_TRUE(candidates.has_value());
-  EXPECT_EQ(candidates->size(), 4u);  // the original and the budget of three
-  std::set<std::string> sources;
+  std::map<long long, CandidateRecord> candidates;
+  expect_sound_finished_run(out, candidates);
   int restarts = 0;
-  for (const auto& c : *candidates) {
-    EXPECT_TRUE(is_finished(c.status)) << c.id;
-    EXPECT_TRUE(sources.insert(c.source_sha256).second) << "the same source evaluated twice: " << c.id;
-    restarts += c.restarts;
-  }
+  for (const auto& [id, c] : candidates) restarts += c.restarts;
   EXPECT_LE(restarts, kills) << "a kill cost more than the candidate in flight";
   for (const auto& [id, status] : finished_before_a_kill) {
-    auto c = store->candidate(id);
-    ASSERT_TRUE(c.has_value()) << id;
-    EXPECT_EQ(c->restarts, 0) << "candidate " << id << " was finished before a kill, then evaluated again";
-    EXPECT_TRUE(is_finished(c->status)) << id << " was " << status;
+    ASSERT_TRUE(candidates.contains(id)) << id;
+    EXPECT_EQ(candidates[id].restarts, 0) << "candidate " << id << " was finished before a kill, then evaluated again";
+    EXPECT_TRUE(is_finished(candidates[id].status)) << id << " was " << status;
   }
 }
 

@@ -1,4 +1,5 @@
-"""One bridge process in `serve` mode, as the C++ side runs it, shared by a test module."""
+"""One bridge process in `serve` mode, as the C++ side runs it, shared by a test module.
+`extra_env` is added to its environment."""
 import json
 import os
 import subprocess
@@ -11,8 +12,8 @@ class BridgeServer:
     """`interpret`: the process starts with TRITON_INTERPRET=1, so the `verify` verb on "cpu" runs
     in it rather than in a child process of its own (one interpreter start for a whole module)."""
 
-    def __init__(self, interpret=False):
-        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), PYTHONUNBUFFERED="1")
+    def __init__(self, interpret=False, extra_env=None):
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), PYTHONUNBUFFERED="1", **(extra_env or {}))
         env.pop("TRITON_INTERPRET", None)
         if interpret:
             env["TRITON_INTERPRET"] = "1"

@@ -1,11 +1,12 @@
 """Pass dumps of many compiles in one bridge process: each kernel's passes.txt is exactly what
 Triton dumps for that kernel alone, and the process's dump file leaves with the process."""
 import glob
-import json
 import os
 import signal
 import subprocess
 import sys
+
+from bridge_server import BridgeServer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TASK = os.path.join(ROOT, "tests", "fixtures", "tasks", "cumsum_guarded_blocks.py")
@@ -44,30 +45,16 @@ def dump_alone(tmp_path, kernel):
     return path.read_text()
 
 
-def start_bridge(tmp_dir):
-    return subprocess.Popen([sys.executable, "-m", "tritondx_bridge", "serve"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=bridge_env(tmp_dir))
-
-
-def call(proc, verb, request):
-    proc.stdin.write(json.dumps({"verb": verb, "request": request}) + "\n")
-    proc.stdin.flush()
-    line = proc.stdout.readline()
-    assert line, f"the bridge exited during {verb}"
-    return json.loads(line)
-
-
 def test_each_kernel_dump_is_its_whole_dump_alone(tmp_path):
     """The second and third kernels start where Triton's buffer held the previous kernel's last
     bytes, and every kernel's last pass used to lose up to 4 KiB to that buffer."""
     bridge_tmp = tmp_path / "bridge-tmp"
     bridge_tmp.mkdir()
-    proc = start_bridge(bridge_tmp)
+    bridge = BridgeServer(extra_env={"TMPDIR": str(bridge_tmp)})
     try:
-        reply = call(proc, "compile", {"task": TASK, "out_dir": str(tmp_path / "out"), "pass_dumps": True})
+        reply = bridge.call("compile", {"task": TASK, "out_dir": str(tmp_path / "out"), "pass_dumps": True})
     finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
+        bridge.close()
     assert reply["ok"], reply
     kernels = reply["kernels"]
     assert len(kernels) == 3
@@ -80,15 +67,15 @@ def test_each_kernel_dump_is_its_whole_dump_alone(tmp_path):
 
 
 def test_a_killed_bridge_leaves_no_dump_file(tmp_path):
-    proc = start_bridge(tmp_path)
+    bridge = BridgeServer(extra_env={"TMPDIR": str(tmp_path)})
     try:
-        reply = call(proc, "compile", {"task": TASK, "out_dir": str(tmp_path / "out"), "kernel": "block_scan_kernel",
-                                       "pass_dumps": True})
+        reply = bridge.call("compile", {"task": TASK, "out_dir": str(tmp_path / "out"), "kernel": "block_scan_kernel",
+                                        "pass_dumps": True})
         assert reply["ok"], reply
         assert os.path.getsize(reply["kernels"][0]["files"]["passes"]) > 100_000
         names = glob.glob(str(tmp_path / "tritondx-passes-*"))
         assert not names, f"the dump file still has a name while the bridge runs: {names}"
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=60)
+        bridge.proc.send_signal(signal.SIGKILL)
+        bridge.proc.wait(timeout=60)
     assert not glob.glob(str(tmp_path / "tritondx-*")), os.listdir(tmp_path)

@@ -37,7 +37,8 @@ def make_test_inputs(device):
 '''
 
 
-def verify(tmp_path, source):
+def verify_reply(tmp_path, source):
+    """The verify verb's whole reply for `source` on "cpu", one draw."""
     path = tmp_path / "task.py"
     path.write_text(source)
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
@@ -45,7 +46,11 @@ def verify(tmp_path, source):
     done = subprocess.run([sys.executable, "-m", "tritondx_bridge", "verify"],
                           input=json.dumps({"task": str(path), "device": "cpu", "draws": 1}), capture_output=True,
                           text=True, env=env, timeout=600)
-    reply = json.loads(done.stdout)
+    return json.loads(done.stdout)
+
+
+def verify(tmp_path, source):
+    reply = verify_reply(tmp_path, source)
     assert reply["ok"], reply
     return reply["correctness"]
 
@@ -81,14 +86,7 @@ def test_make_small_inputs_stands_in_and_no_test_shapes_is_said(tmp_path):
 
 
 def test_make_test_inputs_that_is_not_a_list_is_a_clear_error(tmp_path):
-    path = tmp_path / "task.py"
-    path.write_text(KERNEL.format(bound="n") + "\ndef make_test_inputs(device):\n    return None\n")
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
-    env.pop("TRITON_INTERPRET", None)
-    done = subprocess.run([sys.executable, "-m", "tritondx_bridge", "verify"],
-                          input=json.dumps({"task": str(path), "device": "cpu", "draws": 1}), capture_output=True,
-                          text=True, env=env, timeout=600)
-    reply = json.loads(done.stdout)
+    reply = verify_reply(tmp_path, KERNEL.format(bound="n") + "\ndef make_test_inputs(device):\n    return None\n")
     assert not reply["ok"]
     assert reply["error"]["kind"] == "bad-inputs"
     assert "make_test_inputs must return a non-empty list of input tuples" in reply["error"]["message"]
@@ -96,14 +94,7 @@ def test_make_test_inputs_that_is_not_a_list_is_a_clear_error(tmp_path):
 
 def test_a_test_shape_the_reference_rejects_is_a_clear_error(tmp_path):
     source = KERNEL.format(bound="n").replace("    return 2 * x", "    return (2 * x).view(-1, 2).view(-1)")
-    path = tmp_path / "task.py"
-    path.write_text(source + "\ndef make_test_inputs(device):\n    return [(torch.randn(7, device=device),)]\n")
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
-    env.pop("TRITON_INTERPRET", None)
-    done = subprocess.run([sys.executable, "-m", "tritondx_bridge", "verify"],
-                          input=json.dumps({"task": str(path), "device": "cpu", "draws": 1}), capture_output=True,
-                          text=True, env=env, timeout=600)
-    reply = json.loads(done.stdout)
+    reply = verify_reply(tmp_path, source + "\ndef make_test_inputs(device):\n    return [(torch.randn(7, device=device),)]\n")
     assert not reply["ok"]
     assert reply["error"]["kind"] == "bad-inputs"
     assert reply["error"]["message"].startswith("the reference fails at test input 0 (7 float32): RuntimeError: ")

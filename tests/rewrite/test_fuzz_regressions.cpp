@@ -4,11 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "../../fuzz/contract.h"
+#include "../cli_test_util.h"
 #include "../../fuzz/targets.h"
 
 namespace tdx {
@@ -18,20 +17,13 @@ namespace fs = std::filesystem;
 
 const fs::path kRegressions = fs::path(TRITONDX_SOURCE_DIR) / "fuzz" / "regressions";
 
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(FuzzRegressions, EveryFoundInputKeepsTheContract) {
   int replayed = 0;
   for (const auto& target : fuzz::targets()) {
     fs::path dir = kRegressions / target.name;
     if (!fs::is_directory(dir)) continue;
     for (const auto& entry : fs::directory_iterator(dir)) {
-      std::string input = read_bytes(entry.path());
+      std::string input = cli_test::read(entry.path());
       auto error = target.run(input);
       if (error) {
         const char* breach = fuzz::contract_breach(*error, target.stage, input);

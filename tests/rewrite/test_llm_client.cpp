@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 
+#include "../cli_test_util.h"
 #include "tritondx/rewrite/llm/chat_client.h"
 #include "tritondx/rewrite/llm/fake_chat_server.h"
 #include "tritondx/rewrite/llm/llm_config.h"
@@ -16,11 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// <tmp>/tritondx-llm-tests/<suite.test>: one folder per test, reused by later runs.
-fs::path scratch_dir() {
-  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  return fs::temp_directory_path() / "tritondx-llm-tests" / (std::string(test->test_suite_name()) + "." + test->name());
-}
+fs::path scratch_dir() { return cli_test::test_dir("tritondx-llm-tests"); }
 
 EnvLookup env_of(std::map<std::string, std::string> vars) {
   return [vars](const std::string& name) -> std::optional<std::string> {
@@ -32,7 +29,6 @@ EnvLookup env_of(std::map<std::string, std::string> vars) {
 
 std::string write_temp(const std::string& name, const std::string& text) {
   fs::path dir = scratch_dir();
-  fs::create_directories(dir);
   fs::path p = dir / name;
   std::ofstream(p) << text;
   return p.string();

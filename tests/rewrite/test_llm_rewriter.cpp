@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "../cli_test_util.h"
 #include "tritondx/bridge/bridge.h"
 #include "tritondx/rewrite/llm/fake_chat_server.h"
 #include "tritondx/rewrite/llm/llm_rewriter.h"
@@ -19,11 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// <tmp>/tritondx-llm-tests/<suite.test>: one folder per test, reused by later runs.
-fs::path scratch_dir() {
-  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  return fs::temp_directory_path() / "tritondx-llm-tests" / (std::string(test->test_suite_name()) + "." + test->name());
-}
+fs::path scratch_dir() { return cli_test::test_dir("tritondx-llm-tests"); }
 
 const Bridge& bridge() {
   static Bridge b(BridgeConfig::from_environment());
@@ -299,7 +296,6 @@ TEST(LlmRewriterTest, GoodReplySplicesIntoTheTask) {
 
   // Triton 3.6 compiles it for sm_90 (through the bridge, no GPU needed).
   fs::path dir = scratch_dir();
-  fs::create_directories(dir);
   std::ofstream(dir / "softmax.candidate.py") << s;
   auto compiled = bridge().call("compile", nlohmann::json{{"task", (dir / "softmax.candidate.py").string()},
                                                           {"out_dir", (dir / "softmax.candidate").string()}});
@@ -330,7 +326,6 @@ TEST(LlmRewriterTest, TheRequestCarriesTheSourceAndFindings) {
   ASSERT_EQ(body["messages"].size(), 2u);
   std::string user = body["messages"][1]["content"];
   fs::path dir = scratch_dir();
-  fs::create_directories(dir);
   std::ofstream(dir / "softmax.prompt.md") << body["messages"][0]["content"].get<std::string>() << "\n\n" << user;
   EXPECT_NE(user.find("row_max = tl.maximum(row_max, tl.max(x, axis=0))"), std::string::npos);
   EXPECT_NE(user.find("def make_inputs(device):"), std::string::npos);
@@ -492,7 +487,6 @@ if __name__ == "__main__":
 
 TEST(LlmRewriterTest, SplicesDecoratedKernelsAndKeepsPlainHelpers) {
   fs::path dir = scratch_dir();
-  fs::create_directories(dir);
   fs::path path = dir / "autotuned.py";
   std::ofstream(path) << kAutotuned;
   auto j = bridge().call("ast", nlohmann::json{{"task", path.string()}});

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "../cli_test_util.h"
 #include "tritondx/core/artifacts_dir.h"
 
 namespace tdx {
@@ -33,11 +34,7 @@ fs::path make_run(const fs::path& parent, const std::string& stem, long pid, int
 }
 
 fs::path fresh_parent() {
-  fs::path parent = fs::temp_directory_path() / "tritondx-artifact-dir-tests" /
-                    ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  fs::remove_all(parent);
-  fs::create_directories(parent);
-  return parent;
+  return cli_test::fresh_dir("tritondx-artifact-dir-tests", ::testing::UnitTest::GetInstance()->current_test_info()->name());
 }
 
 TEST(ArtifactsDir, KeepsTheNewestFinishedRunsAndEveryRunningOne) {

@@ -2,22 +2,18 @@
 // audited call are kept apart from make_inputs' draws.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "../cli_test_util.h"
 #include "tritondx/measure/measurement.h"
 
 namespace tdx {
 namespace {
 
 nlohmann::json fixture(const std::string& name) {
-  std::ifstream in(std::string(TRITONDX_FIXTURES_DIR) + "/verify/" + name);
-  std::stringstream s;
-  s << in.rdbuf();
-  return nlohmann::json::parse(s.str());
+  return nlohmann::json::parse(cli_test::read(std::string(TRITONDX_FIXTURES_DIR) + "/verify/" + name));
 }
 
 TEST(Measurement, FailuresAtATestInputAreTheTestInputs) {
