@@ -41,28 +41,35 @@ LAUNCHES = {
 def launch(x):
     return _scale(x)
 ''',
-    # Keyed by the input's address: verification draws use fresh tensors and never hit; the
-    # timing loop rotates through the same sets and always does after the first round.
-    "caches_by_address": '''
+    # Keyed by the input tensor itself (the same live object): verification's draws are new
+    # tensors and never hit; the timing loop passes the same input sets again and again and hits
+    # from the second round on. (Keyed by data_ptr() alone, the cheat fails verification on a GPU:
+    # the caching allocator hands the next draw the freed draw's address.)
+    "caches_by_tensor": '''
+import weakref
 _CACHE = {}
 
 def launch(x):
-    key = x.data_ptr()
-    if key not in _CACHE:
-        _CACHE[key] = _scale(x)
-    return _CACHE[key]
+    held = _CACHE.get(id(x))
+    if held is not None and held[0]() is x:
+        return held[1]
+    out = _scale(x)
+    _CACHE[id(x)] = (weakref.ref(x), out)
+    return out
 ''',
-    # Honest when called now and then (verification, the re-check after timing); when called
-    # back to back, as inside the timing loop, it returns the last output of that shape.
+    # Honest until it has been called 16 times in a row less than a millisecond apart, which
+    # verification (a few draws) never does and the warm-up and the timing loop always do; from
+    # then on it returns the last output of that shape.
     "skips_when_called_back_to_back": '''
 import time
 _LAST = {}
-_PREVIOUS = [0.0]
+_STATE = {"previous": 0.0, "streak": 0}
 
 def launch(x):
-    now, previous = time.perf_counter(), _PREVIOUS[0]
-    _PREVIOUS[0] = now
-    if now - previous < 0.001 and x.shape in _LAST:
+    now = time.perf_counter()
+    _STATE["streak"] = _STATE["streak"] + 1 if now - _STATE["previous"] < 0.001 else 0
+    _STATE["previous"] = now
+    if _STATE["streak"] >= 16 and x.shape in _LAST:
         return _LAST[x.shape]
     _LAST[x.shape] = _scale(x)
     return _LAST[x.shape]
@@ -88,7 +95,7 @@ def test_an_honest_kernel_passes_the_audit(tmp_path):
     assert reply["audit"]["passed"], reply["audit"]
 
 
-@pytest.mark.parametrize("name", ["caches_by_address", "skips_when_called_back_to_back"])
+@pytest.mark.parametrize("name", ["caches_by_tensor", "skips_when_called_back_to_back"])
 def test_a_kernel_that_cheats_inside_the_timing_loop_is_caught(tmp_path, name):
     reply = run_verb(tmp_path, name)
     assert reply["correctness"]["passed"], "the cheat passes the verification before timing"
