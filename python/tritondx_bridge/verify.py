@@ -83,10 +83,27 @@ def tensor_bytes(xs):
     return sum(x.numel() * x.element_size() for x in xs if torch.is_tensor(x))
 
 
+def copy_input(x):
+    """A copy of a launch input with its strides: clone() makes a view with gaps (every other row
+    of a matrix) contiguous, and the stride the launch passes would then step past the copy. A
+    view whose elements overlap (an expanded tensor) cannot be written into: clone() then."""
+    if not torch.is_tensor(x):
+        return x
+    x = x.detach()
+    if x.is_contiguous():
+        return x.clone()
+    y = torch.empty_strided(x.shape, x.stride(), dtype=x.dtype, device=x.device)
+    try:
+        y.copy_(x)
+    except RuntimeError:
+        return x.clone()
+    return y
+
+
 def run_on_copies(launch, inputs, device):
     """launch() on copies of `inputs`: its outputs, and the copies as it left them (a kernel may
     update its inputs in place)."""
-    args = [x.clone() if torch.is_tensor(x) else x for x in inputs]
+    args = [copy_input(x) for x in inputs]
     out = as_tuple(launch(*args))
     _synchronize(device)
     return [o.clone() if torch.is_tensor(o) else o for o in out], args
