@@ -7,17 +7,24 @@
 #      shapes.jsonl of an earlier call, are kept and skipped) -> shapes.jsonl, shapes.log
 #   3. `tritondx optimize --gpu on` killed at random moments mid-evaluation and resumed
 #      (tools/kill_resume.py) -> kill-resume.json, kill-resume.log
+#   4. `tritondx capture --gpu on` of a torch.compile program -> capture-compiled.txt
 # Builds build-dev/tritondx first (tools/device_build.sh; carry .deps).
 set -u
 export TRITONDX_PYTHON=python3 PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/python TRITONDX_BINARY=$PWD/build-dev/tritondx
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/card.txt"
-bash tools/device_build.sh || exit 1
+OUT=/tmp/build-logs bash tools/device_build.sh || { tail -20 /tmp/build-logs/*.log; exit 1; }
 
 start=$(date +%s)
-timeout 300 python3 -m pytest -q -p no:cacheprovider ${TDX_GPU_TESTS:-tests/gpu} > "$out/gpu-tests.log" 2>&1
+TRITONDX_RESULTS_DIR=$out timeout 300 python3 -m pytest -q -p no:cacheprovider ${TDX_GPU_TESTS:-tests/gpu} \
+    > "$out/gpu-tests.log" 2>&1
 echo "tests/gpu exit $? in $(( $(date +%s) - start )) s: $(tail -1 "$out/gpu-tests.log")"
+
+# What capture --gpu on makes of torch.compile's kernels beside a @triton.jit one (issue 24).
+(cd tests/fixtures/capture && timeout 240 ../../../build-dev/tritondx capture --gpu on --out /tmp/capture-compiled \
+    -- python compiled_program.py > "$out/capture-compiled.txt" 2>&1; echo "exit $?" >> "$out/capture-compiled.txt")
+tail -12 "$out/capture-compiled.txt"
 
 start=$(date +%s)
 shards=${TDX_SHAPE_SHARDS:-8}

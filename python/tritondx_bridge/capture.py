@@ -36,6 +36,7 @@ class Launch:
         # keeps the task file's line as call_line (which of several `kernel[grid](...)` made it).
         self.frames = [(os.path.abspath(f.f_code.co_filename), f.f_lineno) for f in _caller_frames()]
         self.call_line = 0
+        self.autotune = None
 
     def key(self):
         return (self.name, repr(sorted(self.signature.items())), repr(sorted(self.constexprs.items())),
@@ -53,6 +54,15 @@ class Launch:
                                  "default_dot_input_precision", "debug", "arch")},
             "call_line": self.call_line,
         }
+
+
+def specialize(fn, backend, args, kwargs):
+    """What JITFunction.run makes of a launch before it compiles: (bound_args, options, signature,
+    constexprs, attrs), by Triton's own binder and _pack_args."""
+    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    bound_args, specialization, options = binder(*args, **kwargs)
+    options, signature, constexprs, attrs = fn._pack_args(backend, kwargs, bound_args, specialization, options)
+    return bound_args, options, signature, constexprs, attrs
 
 
 def _caller_frames(limit=64):
@@ -107,9 +117,12 @@ def _autotuned_name(autotuner):
 
 
 @contextlib.contextmanager
-def _patched_runtime(launches, backend, what_if, autotune_config, emulation, target):
+def _patched_runtime(record, backend, what_if, autotune_config, emulation, target):
+    """Inside: every JITFunction launch is specialized, not run, and given to `record` as a Launch
+    (its `autotune` says which of an autotuner's configs it is, when one chose it)."""
     original_run = JITFunction.run
     original_autotune_run = Autotuner.run
+    autotuning = []  # the configs of the autotuners running now, innermost last
 
     def capture_run(self, *args, grid, warmup, **kwargs):
         call_kwargs = dict(kwargs)
@@ -119,10 +132,7 @@ def _patched_runtime(launches, backend, what_if, autotune_config, emulation, tar
         for hook in self.pre_run_hooks:
             hook(*args, **kwargs)
         with emulation.suspended():  # Triton's own specialization sees the real (CPU) tensors
-            binder = create_function_from_signature(self.signature, self.params, backend)
-            bound_args, specialization, options = binder(*args, **kwargs)
-            options, signature, constexprs, attrs = self._pack_args(backend, kwargs, bound_args, specialization,
-                                                                    options)
+            bound_args, options, signature, constexprs, attrs = specialize(self, backend, args, kwargs)
         if warmup:  # fn.warmup(...): compiled, not launched (warmup_kernel.py)
             src = triton.compiler.ASTSource(self, signature, constexprs, attrs)
             return warmup_kernel(self, src, target, options, call_kwargs)
@@ -132,7 +142,9 @@ def _patched_runtime(launches, backend, what_if, autotune_config, emulation, tar
         if callable(grid):
             grid = grid(bound_args)
         grid = tuple(grid) if grid is not None else None
-        launches.append(Launch(self, signature, constexprs, attrs, options, grid, bound_args))
+        launch = Launch(self, signature, constexprs, attrs, options, grid, bound_args)
+        launch.autotune = autotuning[-1] if autotuning else None
+        record(launch)
         return None
 
     def autotune_run(self, *args, **kwargs):
@@ -144,10 +156,12 @@ def _patched_runtime(launches, backend, what_if, autotune_config, emulation, tar
         if index >= len(saved):
             raise BridgeError("bad-request", f"autotune config {index} out of range ({len(saved)} configs)")
         self.configs = [saved[index]]
+        autotuning.append({"configs": [str(c) for c in saved], "used": index})
         try:
             return original_autotune_run(self, *args, **kwargs)
         finally:
             self.configs = saved
+            autotuning.pop()
 
     JITFunction.run = capture_run
     Autotuner.run = autotune_run
@@ -194,7 +208,7 @@ def capture_launches(task, emulation, target=None, device="cpu", what_if=None, a
     if not isinstance(inputs, (tuple, list)):
         inputs = (inputs, )
     launches = []
-    with _patched_runtime(launches, backend, what_if, autotune_config, emulation, target):
+    with _patched_runtime(launches.append, backend, what_if, autotune_config, emulation, target):
         try:
             # launch()'s return value: the capture verb describes it as the task's outputs.
             task.launch_result = task.function("launch")(*inputs)

@@ -145,4 +145,22 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   return result;
 }
 
+int run_attached(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  auto env_strings = merged_environment(env);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), envp.data());
+  if (rc != 0) throw std::system_error(rc, std::generic_category(), "cannot start " + argv[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "waitpid");
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
 }  // namespace tdx

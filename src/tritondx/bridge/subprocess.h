@@ -47,4 +47,10 @@ SpawnedProcess spawn_with_pipes(const std::vector<std::string>& argv, const std:
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input,
                           const ProcessOptions& options = {});
 
+// Runs argv[0] (searched on PATH) attached to this process's stdin, stdout and stderr (a user's
+// program, whose output is theirs to see), with the parent's environment plus `env`; waits and
+// returns its exit status (128 + the signal when a signal ended it). Throws std::system_error
+// when it cannot be started.
+int run_attached(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
+
 }  // namespace tdx

@@ -15,6 +15,7 @@ Runner add_run_command(CLI::App& app);
 Runner add_axis_info_command(CLI::App& app);
 Runner add_task_from_command(CLI::App& app);
 Runner add_paths_command(CLI::App& app);
+Runner add_capture_command(CLI::App& app);
 
 
 }  // namespace tdx::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   runners["recipes"] = tdx::cli::add_recipes_command(app);
   runners["bench"] = tdx::cli::add_bench_command(app);
   runners["task-from"] = tdx::cli::add_task_from_command(app);
+  runners["capture"] = tdx::cli::add_capture_command(app);
   runners["paths"] = tdx::cli::add_paths_command(app);
   app.footer(tdx::cli::kExitCodesHelp);
   try {

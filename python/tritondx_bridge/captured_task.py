@@ -1,0 +1,250 @@
+"""A task file from a captured kernel (program_capture.KernelRecord): the kernel's source and its
+helpers (kernel_source.py), a `launch` that repeats the recorded launch (the grid as a formula of
+the arguments where one fits every recorded launch, so block-size rewrites keep working), a
+`make_inputs` that recreates the most frequent configuration's tensors (dtype, shape, strides,
+storage offset, and data drawn in the recorded range) and a `make_test_inputs` with every other
+configuration launched with the same constexprs. No `reference`: the original kernel is the
+reference (the frozen initial kernel verifies every candidate).
+"""
+import importlib.metadata
+import inspect
+import json
+import os
+
+import triton.language as tl
+
+from .kernel_source import _dtype_source, kernel_source, render
+
+
+def constexpr_json(v):
+    if isinstance(v, tl.constexpr):
+        v = v.value
+    if isinstance(v, tl.dtype):
+        return {"dtype": _dtype_source(v)}
+    if isinstance(v, (bool, int, float, str)) or v is None:
+        return v
+    return {"repr": repr(v)}
+
+
+def _constexpr_source(v):
+    if isinstance(v, dict):
+        return v.get("dtype") or v["repr"]
+    return repr(v)
+
+
+def _origin(fn):
+    """(file, line, package, version) of the function's definition."""
+    try:
+        path = inspect.getsourcefile(fn.fn) or ""
+    except TypeError:
+        path = ""
+    if path and os.path.abspath(path).startswith(os.getcwd() + os.sep):
+        path = os.path.relpath(path)
+    line = getattr(fn, "starting_line_number", 0) or fn.fn.__code__.co_firstlineno
+    module = fn.fn.__module__ or ""
+    package = version = None
+    top = module.split(".")[0]
+    if top and top != "__main__":
+        dists = importlib.metadata.packages_distributions().get(top) or []
+        if dists:
+            package = dists[0]
+            try:
+                version = importlib.metadata.version(package)
+            except importlib.metadata.PackageNotFoundError:
+                version = None
+    return path, line, package, version
+
+
+def kernel_json(record):
+    path, line, package, version = _origin(record.fn)
+    configs = [record.configs[k] for k in record.order]
+    main = max(configs, key=lambda c: (c["count"], c["bytes"]))
+    return {"kernel": record.fn.fn.__name__, "qualname": f"{record.fn.fn.__module__}.{record.fn.fn.__qualname__}",
+            "file": path, "line": line, "package": package, "version": version,
+            "configs": len(configs), "autotune": main["autotune"],
+            "shapes": [{"count": c["count"], "args": {n: d.get("shape", d.get("value")) for n, d in c["args"]}}
+                       for c in [main] + [c for c in configs if c is not main]][:12]}
+
+
+def file_name(fn, taken):
+    base = fn.fn.__name__
+    name, i = f"{base}.py", 2
+    while name in taken:
+        name, i = f"{base}_{i}.py", i + 1
+    taken.add(name)
+    return name
+
+
+def _license_lines(path):
+    """The leading comment block of the kernel's file when it states a license or copyright."""
+    try:
+        with open(path) as f:
+            head = f.read(4000).splitlines()
+    except OSError:
+        return []
+    block = []
+    for line in head:
+        if line.startswith("#!"):
+            continue
+        if not line.startswith("#"):
+            break
+        block.append(line)
+    text = "\n".join(block).lower()
+    return block if any(w in text for w in ("license", "copyright", "spdx")) else []
+
+
+def _int_terms(config):
+    """Integer expressions a grid dimension may be made of: scalar arguments, tensors' numel and
+    dims; name -> value in this configuration."""
+    terms = {}
+    for name, d in config["args"]:
+        if d["kind"] == "scalar" and isinstance(d["value"], int) and not isinstance(d["value"], bool):
+            terms[name] = d["value"]
+    for name, d in config["args"]:
+        if d["kind"] == "tensor":
+            numel = 1
+            for s in d["shape"]:
+                numel *= s
+            terms[f"{name}.numel()"] = numel
+            for i, s in enumerate(d["shape"]):
+                terms.setdefault(f"{name}.shape[{i}]", s)
+    return terms
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def grid_source(configs, constexprs):
+    """The grid as source: `lambda meta: (triton.cdiv(n, meta["BLOCK"]), ...)` where a formula over
+    the arguments and an integer constexpr fits every configuration, else the recorded numbers
+    (then only configurations with that grid can be launched; `fits` says which)."""
+    divisors = [(f'meta["{k}"]', v) for k, v in constexprs.items()
+                if isinstance(v, int) and not isinstance(v, bool) and v > 1]
+    divisors.sort(key=lambda kv: "BLOCK" not in kv[0])
+    terms = [_int_terms(c) for c in configs]
+    dims, uses_meta = [], False
+    for d in range(len(configs[0]["grid"])):
+        values = [c["grid"][d] if d < len(c["grid"]) else 1 for c in configs]
+        if len(set(values)) == 1 and len(configs) == 1 and values[0] == 1:
+            dims.append("1")
+            continue
+        found = None
+        for name in terms[0]:
+            if not all(name in t for t in terms):
+                continue
+            for div_src, div in divisors + [(None, 1)]:
+                if all(_cdiv(t[name], div) == v for t, v in zip(terms, values)):
+                    found = f"triton.cdiv({name}, {div_src})" if div_src else name
+                    uses_meta |= div_src is not None
+                    break
+            if found:
+                break
+        if found is None and len(set(values)) == 1:
+            found = str(values[0])
+        if found is None:
+            return None
+        dims.append(found)
+    body = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+    return f"lambda meta: {body}" if uses_meta else body
+
+
+def _same_launch(a, b):
+    return (a["constexprs"] == b["constexprs"] and a["options"] == b["options"]
+            and [n for n, _ in a["args"]] == [n for n, _ in b["args"]]
+            and [d["kind"] == "scalar" and d["value"] is None for _, d in a["args"]]
+            == [d["kind"] == "scalar" and d["value"] is None for _, d in b["args"]])
+
+
+_HELPERS = '''
+
+def _draw(spec, device):
+    """A tensor as the program passed it: dtype, shape, strides and storage offset, its storage
+    filled with data in the recorded range."""
+    dtype = getattr(torch, spec["dtype"])
+    n = max(spec["storage"], 1)
+    data = spec["data"] or {"kind": "bool" if dtype == torch.bool else
+                                    "float" if dtype.is_floating_point else "int", "mean": 0.0, "std": 1.0,
+                            "min": 0, "max": 1, "p": 0.5}
+    if data["kind"] == "bool":
+        flat = torch.rand(n, device=device) < data["p"]
+    elif data["kind"] == "int":
+        flat = torch.randint(data["min"], data["max"] + 1, (n,), device=device, dtype=torch.int64).to(dtype)
+    else:
+        flat = torch.randn(n, device=device, dtype=torch.float32) * (data["std"] or 1.0) + data["mean"]
+        if "min" in data:
+            flat = flat.clamp(data["min"], data["max"]) if data["min"] < data["max"] else flat
+        flat = flat.to(dtype)
+    return flat.as_strided(spec["shape"], spec["stride"], spec["offset"])
+
+
+def _inputs(config, device):
+    return tuple(_draw(spec, device) if spec["kind"] == "tensor" else spec["value"] for spec in config)
+'''
+
+
+def write_task(record, path, program, gpu=False):
+    """Writes the task; returns {"task": path, "test_shapes": n, "notes": [...]} or
+    {"task": None, "skipped": why}."""
+    fn = record.fn
+    ks = kernel_source(fn)
+    if ks.unresolved:
+        return {"skipped": "the kernel reads what cannot be copied as source: " + "; ".join(ks.unresolved)}
+    configs = [record.configs[k] for k in record.order]
+    main = max(configs, key=lambda c: (c["count"], c["bytes"]))
+    if any(d["kind"] == "other" for _, d in main["args"]):
+        return {"skipped": "an argument is neither a tensor nor a number: "
+                + ", ".join(f"{n} ({d['type']})" for n, d in main["args"] if d["kind"] == "other")}
+    same = [main] + [c for c in configs if c is not main and _same_launch(c, main)]
+    grid = grid_source(same, main["constexprs"])
+    if grid is None:  # no formula fits them all: the recorded grid, for the configurations that have it
+        same = [c for c in same if c["grid"] == main["grid"]]
+        grid = grid_source(same, main["constexprs"]) or repr(tuple(main["grid"]))
+    notes = []
+    others = len(configs) - len(same)
+    if others:
+        notes.append(f"{others} other configuration(s) launched with other constexprs, options or grids "
+                     "are not among the test shapes")
+    params = [n for n, d in main["args"] if not (d["kind"] == "scalar" and d["value"] is None)]
+    call_args = [n if not (d["kind"] == "scalar" and d["value"] is None) else "None" for n, d in main["args"]]
+    kwargs = [f"{k}={_constexpr_source(v)}" for k, v in main["constexprs"].items()]
+    kwargs += [f"{k}={v}" for k, v in main["options"].items() if k in ("num_warps", "num_stages")]
+    tensors = [n for n, d in main["args"] if d["kind"] == "tensor"]
+    outputs = [n for n in tensors if n in record.writes] or tensors
+    drawn = sorted({f"{n} ({d['data_from'].split(',')[0]})" for c in same for n, d in c["args"] if d.get("data_from")})
+    if drawn:
+        notes.append("the data of " + ", ".join(drawn) + " was never computed here: drawn from N(0, 1)")
+    src_path, line, package, version = _origin(fn)
+    where = f"{src_path}:{line}" + (f" (package {package} {version})" if package else "")
+    autotune = ""
+    if main["autotune"]:
+        a = main["autotune"]
+        chosen = "the autotuner chose" if gpu else "captured without a GPU, so its first config was used"
+        autotune = f"\nThe kernel is autotuned ({len(a['configs'])} configs); {chosen}: {a['configs'][a['used']]}."
+    how = "on the GPU" if gpu else "without a GPU (--gpu off)"
+    header = [f'"""`{fn.fn.__name__}`, captured by `tritondx capture` {how} from `{" ".join(program)}`.',
+              "", f"Provenance: {where}. Copied from that file: the kernel and the @triton.jit helpers and",
+              "constants it reads; the launch, make_inputs and make_test_inputs below repeat what the program did",
+              f"({record.calls} launch(es) in {len(configs)} configuration(s)). The original kernel is the reference.{autotune}",
+              '"""']
+    lic = _license_lines(src_path)
+    body = ("\n".join(lic) + "\n" if lic else "") + "\n".join(header) + "\nimport json\n\nimport torch\n" + render(ks)
+    specs = [[{k: v for k, v in d.items() if k != "bytes"} for n, d in c["args"]
+              if not (d["kind"] == "scalar" and d["value"] is None)] for c in same]
+    body += "\n\n# ---- the captured launch (tritondx capture)\n"
+    body += ("# make_inputs draws CONFIGS[0], the most frequent configuration; make_test_inputs the others\n"
+             "CONFIGS = json.loads(\"\"\"[\n" + ",\n".join(json.dumps(c) for c in specs) + "\n]\"\"\")\n")
+    body += "\n\ndef launch(" + ", ".join(params) + "):\n"
+    body += f"    grid = {grid}\n"
+    body += f"    {fn.fn.__name__}[grid](" + ", ".join(call_args + kwargs) + ")\n"
+    what = "the tensors the kernel writes" if outputs != tensors or record.writes else "the tensors the kernel was given"
+    body += f"    return {', '.join(outputs) + (',' if len(outputs) == 1 else '')}  # {what}\n"
+    body += _HELPERS
+    body += "\n\ndef make_inputs(device):\n    return _inputs(CONFIGS[0], device)\n"
+    if len(same) > 1:
+        body += "\n\ndef make_test_inputs(device):\n    return [_inputs(c, device) for c in CONFIGS[1:]]\n"
+    else:
+        notes.append("one configuration was launched: the kernel is checked at that shape only")
+    with open(path, "w") as f:
+        f.write(body)
+    return {"task": os.path.abspath(path), "test_shapes": len(same) - 1, "notes": notes}

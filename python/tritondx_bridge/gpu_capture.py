@@ -1,0 +1,101 @@
+"""`tritondx capture --gpu on`: the program runs on its GPU as it would without tritondx, and
+
+- every @triton.jit launch is recorded as the no-GPU capture records it (capture.specialize,
+  Triton's own binder), then launched by Triton's own JITFunction.run; an autotuner's launch
+  carries the config it chose, and the launches it makes while benchmarking are not recorded;
+- every Triton kernel launch, @triton.jit's and those made through a compiled kernel's launcher
+  (torch.compile's Inductor kernels), is timed with CUDA events recorded from Triton's
+  launch_enter_hook / launch_exit_hook chains (added to them, so Proton's or tritonparse's hooks
+  keep running).
+"""
+import contextlib
+
+import torch
+from triton import knobs
+from triton.backends.compiler import GPUTarget
+from triton.compiler import make_backend
+from triton.runtime.autotuner import Autotuner
+from triton.runtime.jit import JITFunction
+
+from .capture import Launch, specialize
+
+
+class LaunchTimer:
+    """CUDA events around every Triton launch, by kernel name (on the current stream, which is
+    the one Triton launches on)."""
+
+    def __init__(self):
+        self.events = {}  # kernel name -> [(start, end)]
+        self._open = []
+        self.paused = 0
+
+    def enter(self, metadata):
+        if self.paused:
+            return
+        start = torch.cuda.Event(enable_timing=True)
+        start.record()
+        self._open.append((metadata["name"], start))
+
+    def exit(self, metadata):
+        if self.paused or not self._open:
+            return
+        end = torch.cuda.Event(enable_timing=True)
+        end.record()
+        name, start = self._open.pop()
+        self.events.setdefault(name, []).append((start, end))
+
+    def totals_ms(self):
+        """Kernel name -> (launches, total GPU ms); synchronizes once."""
+        torch.cuda.synchronize()
+        return {name: (len(pairs), sum(s.elapsed_time(e) for s, e in pairs)) for name, pairs in self.events.items()}
+
+
+@contextlib.contextmanager
+def gpu_runtime(record, timer):
+    """Inside: @triton.jit launches run and are given to `record` as a Launch; `timer` times
+    every Triton launch."""
+    major, minor = torch.cuda.get_device_capability()
+    backend = make_backend(GPUTarget("cuda", major * 10 + minor, 32))
+    original_run, original_autotune_run, original_bench = JITFunction.run, Autotuner.run, Autotuner._bench
+    autotuners = []
+
+    def run(self, *args, grid, warmup, **kwargs):
+        if warmup or timer.paused:
+            return original_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+        probe = dict(kwargs)
+        probe["debug"] = probe.get("debug", self.debug) or knobs.runtime.debug
+        probe["instrumentation_mode"] = knobs.compilation.instrumentation_mode
+        bound_args, options, signature, constexprs, attrs = specialize(self, backend, args, probe)
+        shown = grid(bound_args) if callable(grid) else grid
+        launch = Launch(self, signature, constexprs, attrs, options, tuple(shown) if shown is not None else None,
+                        bound_args)
+        tuner = autotuners[-1] if autotuners else None
+        if tuner is not None and getattr(tuner, "best_config", None) in tuner.configs:
+            launch.autotune = {"configs": [str(c) for c in tuner.configs],
+                               "used": tuner.configs.index(tuner.best_config)}
+        record(launch)  # before the launch: the data ranges are read from the inputs as they were
+        return original_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+
+    def autotune_run(self, *args, **kwargs):
+        autotuners.append(self)
+        try:
+            return original_autotune_run(self, *args, **kwargs)
+        finally:
+            autotuners.pop()
+
+    def bench(self, *args, **kwargs):
+        timer.paused += 1  # the autotuner's own benchmarking is neither recorded nor timed
+        try:
+            return original_bench(self, *args, **kwargs)
+        finally:
+            timer.paused -= 1
+
+    JITFunction.run, Autotuner.run, Autotuner._bench = run, autotune_run, bench
+    knobs.runtime.launch_enter_hook.add(timer.enter)
+    knobs.runtime.launch_exit_hook.add(timer.exit)
+    try:
+        yield
+    finally:
+        JITFunction.run, Autotuner.run, Autotuner._bench = original_run, original_autotune_run, original_bench
+        knobs.runtime.launch_enter_hook.remove(timer.enter)
+        knobs.runtime.launch_exit_hook.remove(timer.exit)
