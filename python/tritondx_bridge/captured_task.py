@@ -6,10 +6,12 @@ storage offset, and data drawn in the recorded range) and a `make_test_inputs` w
 configuration launched with the same constexprs. No `reference`: the original kernel is the
 reference (the frozen initial kernel verifies every candidate).
 """
+import ast
 import importlib.metadata
 import inspect
 import json
 import os
+import textwrap
 
 import triton.language as tl
 
@@ -115,12 +117,46 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
-def grid_source(configs, constexprs):
+def block_constexprs(fn):
+    """The constexpr parameters a program's index is scaled by (`tl.program_id(0) * BLOCK`, or
+    through a variable holding the program id): the only ones a grid can be a cdiv by. A kernel
+    whose program id is a row index has none, and its grid is not taken for cdiv(numel, BLOCK)
+    because the numbers happen to agree."""
+    tree = ast.parse(textwrap.dedent(fn.src))
+    constexprs = {p.name for p in fn.params if p.is_constexpr}
+    pid_vars = set()
+
+    def from_pid(node):
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call) and _call_attr(n) == "program_id":
+                return True
+            if isinstance(n, ast.Name) and n.id in pid_vars:
+                return True
+        return False
+
+    for _ in range(3):
+        for a in (n for n in ast.walk(tree) if isinstance(n, ast.Assign)):
+            if from_pid(a.value):
+                pid_vars |= {t.id for t in a.targets if isinstance(t, ast.Name)}
+    scaled = set()
+    for b in (n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)):
+        for side, other in ((b.left, b.right), (b.right, b.left)):
+            if from_pid(side):
+                scaled |= {n.id for n in ast.walk(other) if isinstance(n, ast.Name) and n.id in constexprs}
+    return scaled
+
+
+def _call_attr(call):
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def grid_source(configs, constexprs, blocks=None):
     """The grid as source: `lambda meta: (triton.cdiv(n, meta["BLOCK"]), ...)` where a formula over
-    the arguments and an integer constexpr fits every configuration, else the recorded numbers
-    (then only configurations with that grid can be launched; `fits` says which)."""
+    the arguments and an integer constexpr of `blocks` (block_constexprs) fits every
+    configuration, else the recorded numbers; None when neither fits them all."""
     divisors = [(f'meta["{k}"]', v) for k, v in constexprs.items()
-                if isinstance(v, int) and not isinstance(v, bool) and v > 1]
+                if isinstance(v, int) and not isinstance(v, bool) and v > 1 and (blocks is None or k in blocks)]
     divisors.sort(key=lambda kv: "BLOCK" not in kv[0])
     terms = [_int_terms(c) for c in configs]
     dims, uses_meta = [], False
@@ -196,19 +232,30 @@ def write_task(record, path, program, gpu=False):
         return {"skipped": "an argument is neither a tensor nor a number: "
                 + ", ".join(f"{n} ({d['type']})" for n, d in main["args"] if d["kind"] == "other")}
     same = [main] + [c for c in configs if c is not main and _same_launch(c, main)]
-    grid = grid_source(same, main["constexprs"])
+    blocks = block_constexprs(fn)
+    grid = grid_source(same, main["constexprs"], blocks)
     if grid is None:  # no formula fits them all: the recorded grid, for the configurations that have it
         same = [c for c in same if c["grid"] == main["grid"]]
-        grid = grid_source(same, main["constexprs"]) or repr(tuple(main["grid"]))
+        grid = grid_source(same, main["constexprs"], blocks) or repr(tuple(main["grid"]))
     notes = []
     others = len(configs) - len(same)
     if others:
         notes.append(f"{others} other configuration(s) launched with other constexprs, options or grids "
                      "are not among the test shapes")
     params = [n for n, d in main["args"] if not (d["kind"] == "scalar" and d["value"] is None)]
-    call_args = [n if not (d["kind"] == "scalar" and d["value"] is None) else "None" for n, d in main["args"]]
-    kwargs = [f"{k}={_constexpr_source(v)}" for k, v in main["constexprs"].items()]
-    kwargs += [f"{k}={v}" for k, v in main["options"].items() if k in ("num_warps", "num_stages")]
+    # In the kernel's parameter order: positional up to its first constexpr, by name after it.
+    described = dict(main["args"])
+    call_args, by_name = [], False
+    for p in fn.params:
+        if p.is_constexpr:
+            by_name = True
+            if p.name in main["constexprs"]:
+                call_args.append(f"{p.name}={_constexpr_source(main['constexprs'][p.name])}")
+            continue
+        d = described[p.name]
+        value = "None" if d["kind"] == "scalar" and d["value"] is None else p.name
+        call_args.append(f"{p.name}={value}" if by_name else value)
+    kwargs = [f"{k}={v}" for k, v in main["options"].items() if k in ("num_warps", "num_stages")]
     tensors = [n for n, d in main["args"] if d["kind"] == "tensor"]
     outputs = [n for n in tensors if n in record.writes] or tensors
     drawn = sorted({f"{n} ({d['data_from'].split(',')[0]})" for c in same for n, d in c["args"] if d.get("data_from")})

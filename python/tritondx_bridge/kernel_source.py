@@ -36,6 +36,12 @@ def _function_source(fn):
     return decorator + "\n" + src.rstrip() + "\n"
 
 
+def _attributes_read(src, name):
+    """The attributes the function reads of the global `name` (`tle.program_id` -> program_id)."""
+    return sorted({n.attr for n in ast.walk(ast.parse(src))
+                   if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name})
+
+
 def _read_names(src):
     """Global names the function body reads (the roots of attribute chains included)."""
     tree = ast.parse(src)
@@ -66,11 +72,24 @@ def _dtype_source(dtype):
     return f"tl.dtype({dtype.name!r})"
 
 
-def _resolve(ks, name, value):
+def _resolve(ks, name, value, src):
     if isinstance(value, JITFunction):
         _add_function(ks, value)
         if value.fn.__name__ != name:
             ks.aliases[name] = f"{name} = {value.fn.__name__}"
+    elif isinstance(value, types.ModuleType) and value.__spec__ is None:
+        # A module object the program made itself (no file to import it from): the @triton.jit
+        # functions the kernel reads of it are copied, and a module object of that name holds them.
+        ks.imports["types"] = "import types"
+        members = []
+        for attr in _attributes_read(src, name):
+            member = getattr(value, attr, None)
+            if not isinstance(member, JITFunction):
+                ks.unresolved.append(f"{name}.{attr}: not a @triton.jit function of the module object {name}")
+                continue
+            _add_function(ks, member)
+            members.append(f"{name}.{attr} = {member.fn.__name__}")
+        ks.aliases[name] = "\n".join([f"{name} = types.ModuleType({value.__name__!r})"] + members)
     elif isinstance(value, types.ModuleType):
         ks.imports[name] = _module_import(name, value)
     elif isinstance(value, tl.dtype):
@@ -98,7 +117,7 @@ def _add_function(ks, fn):
     for name in _read_names(src):
         glob = fn.fn.__globals__
         if name in glob:
-            _resolve(ks, name, glob[name])
+            _resolve(ks, name, glob[name], src)
     ks.functions.append((fn, src))
 
 

@@ -1,0 +1,156 @@
+"""`tritondx capture --gpu off` (program_capture.py): a program's Triton launches recorded on CPU
+tensors under the CUDA emulation, ranked, and written as tasks that load, compile and verify
+(against the original kernel, under the interpreter) at every captured shape."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "capture")
+PROGRAM = os.path.join(FIXTURES, "train_step.py")
+ENV = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+
+
+def capture(out, *program, options=()):
+    done = subprocess.run([sys.executable, "-m", "tritondx_bridge.program_capture", "--gpu", "off", "--out", str(out),
+                           *options, "--", *program], capture_output=True, text=True, env=ENV, timeout=300)
+    summary = json.load(open(out / "capture.json")) if (out / "capture.json").exists() else None
+    return done, summary
+
+
+@pytest.fixture(scope="module")
+def captured(tmp_path_factory):
+    out = tmp_path_factory.mktemp("captured")
+    done, summary = capture(out, "python", PROGRAM, "--steps", "3")
+    assert done.returncode == 0, done.stderr
+    return out, summary
+
+
+def kernels_of(summary):
+    return {k["kernel"]: k for k in summary["kernels"]}
+
+
+def test_every_launch_is_recorded_and_ranked_by_static_cost(captured):
+    _, summary = captured
+    assert summary["gpu"] is False and summary["error"] is None
+    assert summary["launches"] == 11  # 3 steps x 3 kernels, and row_sum twice more
+    k = kernels_of(summary)
+    assert [e["kernel"] for e in summary["kernels"]] == ["scaled_square_kernel", "row_sum_kernel", "gather_kernel"]
+    assert (k["scaled_square_kernel"]["calls"], k["row_sum_kernel"]["calls"], k["gather_kernel"]["calls"]) == (3, 5, 3)
+    assert k["row_sum_kernel"]["configs"] == 4  # 256 and 96 rows, the 1024-wide copy, the strided view
+    assert abs(sum(e["share"] for e in summary["kernels"]) - 1) < 1e-9
+    assert summary["ranking"].startswith("static cost")
+    assert k["scaled_square_kernel"]["file"].endswith("toy_kernels.py") and k["scaled_square_kernel"]["line"] == 18
+    # Nothing the recorder read itself is reported as the program reading a kernel's output.
+    assert summary["cuda_emulation"]["host_reads"] == []
+
+
+def test_an_autotuned_kernel_records_its_configs_and_the_one_compiled(captured):
+    _, summary = captured
+    autotune = kernels_of(summary)["row_sum_kernel"]["autotune"]
+    assert autotune["used"] == 0 and len(autotune["configs"]) == 2
+    assert autotune["configs"][0].startswith("BLOCK_N: 128")
+
+
+def test_the_task_repeats_the_launch_with_a_grid_formula_and_the_written_outputs(captured):
+    out, _ = captured
+    square = (out / "scaled_square_kernel.py").read_text()
+    # The helper and the module constant come along; the grid is a formula a block-size rewrite can follow.
+    assert "def _square(x):" in square and "SCALE = tl.constexpr(0.5)" in square
+    assert 'grid = lambda meta: (triton.cdiv(n, meta["BLOCK"]),)' in square
+    assert "return out_ptr,  # the tensors the kernel writes" in square
+    assert "SPDX-License-Identifier: MIT" in square.splitlines()[0]
+    # A program id used as a row index: the grid is the row count, not cdiv(numel, BLOCK_N).
+    row_sum = (out / "row_sum_kernel.py").read_text()
+    assert "grid = (x_ptr.shape[0],)" in row_sum
+    assert "ROWS_PER_PROGRAM = tl.constexpr(1)" in row_sum
+    assert "BLOCK_N=128, num_warps=4" in row_sum
+
+
+def test_make_inputs_recreate_layouts_and_data_ranges(captured):
+    out, summary = captured
+    code = f"""
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("t", sys.argv[1]); t = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(t)
+rows = [[list(x.shape), list(x.stride()), str(x.dtype)] if hasattr(x, "shape") else x for x in t.make_inputs("cpu")]
+tests = [[[list(x.shape), list(x.stride())] if hasattr(x, "shape") else x for x in s] for s in t.make_test_inputs("cpu")]
+print(json.dumps({{"main": rows, "tests": tests}}))
+"""
+    done = subprocess.run([sys.executable, "-c", code, str(out / "row_sum_kernel.py")], capture_output=True,
+                          text=True, env=ENV, timeout=120)
+    assert done.returncode == 0, done.stderr
+    shapes = json.loads(done.stdout)
+    assert shapes["main"][0] == [[256, 1000], [1000, 1], "torch.float16"]
+    assert [[32, 2048], [4096, 1]] in [s[0] for s in shapes["tests"]]  # the every-other-row view, strides kept
+    # The index tensor of the gather is drawn in its recorded range (in bounds of the 1000-row table).
+    gather = [c for c in json.load(open(out / "capture.json"))["kernels"] if c["kernel"] == "gather_kernel"][0]
+    assert gather["task"]
+    text = (out / "gather_kernel.py").read_text()
+    assert '"kind": "int", "min": 0, "max": 999' in text or '"kind": "int", "min": 0, "max": 99' in text
+    notes = kernels_of(summary)["row_sum_kernel"]["notes"]
+    assert any("x_ptr (written by scaled_square_kernel) was never computed here" in n for n in notes), notes
+
+
+@pytest.mark.parametrize("name", ["row_sum_kernel", "gather_kernel"])
+def test_a_captured_task_verifies_at_every_captured_shape(captured, tmp_path, name):
+    out, _ = captured
+    result = tmp_path / "verified.jsonl"
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "verify_shapes.py"), "--device", "cpu",
+                           "--out", str(result), str(out / f"{name}.py")], capture_output=True, text=True,
+                          env=dict(ENV, TRITON_INTERPRET="1"), timeout=600)
+    line = json.loads(result.read_text())
+    assert line.get("passed"), (line, done.stdout, done.stderr)
+    assert line["test_inputs_checked"] == {"row_sum_kernel": 3, "gather_kernel": 1}[name]
+
+
+def test_top_and_min_share_choose_which_kernels_get_tasks(tmp_path):
+    done, summary = capture(tmp_path, PROGRAM, "--steps", "1", options=("--top", "2", "--min-share", "20"))
+    assert done.returncode == 0, done.stderr
+    k = kernels_of(summary)
+    assert k["scaled_square_kernel"]["task"] and k["row_sum_kernel"]["task"]
+    assert k["gather_kernel"]["task"] is None and k["gather_kernel"]["skipped"] == "below the top 2"
+    done, summary = capture(tmp_path / "share", PROGRAM, "--steps", "1", options=("--min-share", "40"))
+    k = kernels_of(summary)
+    assert k["row_sum_kernel"]["task"] is None and "under --min-share 40%" in k["row_sum_kernel"]["skipped"]
+    assert not (tmp_path / "share" / "row_sum_kernel.py").exists()
+
+
+def test_a_program_that_fails_keeps_what_it_launched_before(tmp_path):
+    program = tmp_path / "fails.py"
+    program.write_text(f"""import sys
+sys.path.insert(0, {FIXTURES!r})
+import torch, toy_kernels
+toy_kernels.scaled_square(torch.randn(4096, device="cuda"))
+raise ValueError("the model diverged")
+""")
+    done, summary = capture(tmp_path / "out", str(program))
+    assert done.returncode == 1
+    assert summary["error"]["type"] == "ValueError" and summary["error"]["where"].endswith("fails.py:5")
+    assert [k["kernel"] for k in summary["kernels"]] == ["scaled_square_kernel"]
+    assert (tmp_path / "out" / "scaled_square_kernel.py").exists()
+
+
+def test_a_program_without_kernels_and_a_missing_program_are_clear(tmp_path):
+    program = tmp_path / "plain.py"
+    program.write_text("print('no kernels here')\n")
+    done, summary = capture(tmp_path / "out", str(program))
+    assert done.returncode == 1 and summary["kernels"] == [] and "no kernels here" in done.stdout
+    done, _ = capture(tmp_path / "missing", str(tmp_path / "nope.py"))
+    assert done.returncode == 2 and "no such program file" in done.stderr
+
+
+def test_kernel_writes_follow_assignments_and_helpers_not_loaded_indices():
+    code = f"""
+import sys; sys.path.insert(0, {FIXTURES!r})
+import toy_kernels as t
+from tritondx_bridge.kernel_writes import written_params
+print(sorted(written_params(t.scaled_square_kernel)), sorted(written_params(t.gather_kernel.fn)))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=120)
+    assert done.returncode == 0, done.stderr
+    # BLOCK appears in the address (offs = pid * BLOCK + ...); idx_ptr only through a loaded value.
+    assert done.stdout.strip() == "['BLOCK', 'out_ptr'] ['BLOCK', 'out_ptr']"
