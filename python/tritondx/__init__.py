@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence, Union
 
 from tritondx import _engine
+from tritondx._capture import CaptureResult, capture
 
 __all__ = ["TritondxError", "Evidence", "Proposal", "Finding", "KernelDiagnosis", "Diagnosis", "Candidate",
-           "Optimization", "inspect", "diagnose", "optimize", "bench"]
+           "Optimization", "CaptureResult", "inspect", "diagnose", "optimize", "bench", "capture"]
 
 PathLike = Union[str, os.PathLike]
 

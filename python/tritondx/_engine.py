@@ -21,6 +21,19 @@ def binary():
         "or set TRITONDX_BINARY")
 
 
+def bridge_path():
+    """The folder holding the tritondx_bridge package: TRITONDX_BRIDGE_PATH, the one installed
+    with this package, or the python/ folder of the checkout this package sits in."""
+    explicit = os.environ.get("TRITONDX_BRIDGE_PATH")
+    if explicit:
+        return pathlib.Path(explicit)
+    for candidate in (_PACKAGE / "share" / "python", _PACKAGE.parent):
+        if (candidate / "tritondx_bridge" / "__init__.py").is_file():
+            return candidate
+    raise FileNotFoundError("no tritondx_bridge next to this package: reinstall it (pip install .) or set "
+                            "TRITONDX_BRIDGE_PATH")
+
+
 def environment():
     """The engine's environment: its bridge runs on this Python (the one with triton and torch)
     unless TRITONDX_PYTHON says otherwise."""

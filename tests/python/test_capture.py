@@ -154,3 +154,22 @@ print(sorted(written_params(t.scaled_square_kernel)), sorted(written_params(t.ga
     assert done.returncode == 0, done.stderr
     # BLOCK appears in the address (offs = pid * BLOCK + ...); idx_ptr only through a loaded value.
     assert done.stdout.strip() == "['BLOCK', 'out_ptr'] ['BLOCK', 'out_ptr']"
+
+
+def test_the_python_api_captures_a_block_of_the_program(tmp_path):
+    code = f"""
+import sys, json
+sys.path.insert(0, {FIXTURES!r})
+import torch, tritondx, toy_kernels
+with tritondx.capture(out={str(tmp_path)!r}, gpu="off") as cap:
+    x = torch.randn(512, 300, device="cuda", dtype=torch.float16)
+    toy_kernels.row_sum(toy_kernels.scaled_square(x))
+toy_kernels.scaled_square  # outside the block: nothing is recorded, and torch is itself again
+print(json.dumps([[k["kernel"], k["calls"], bool(k["task"])] for k in cap.kernels]), torch.randn(2).device)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=300)
+    assert done.returncode == 0, done.stderr
+    kernels, device = done.stdout.strip().rsplit(" ", 1)
+    assert json.loads(kernels) == [["scaled_square_kernel", 1, True], ["row_sum_kernel", 1, True]]
+    assert device == "cpu"
+    assert (tmp_path / "capture.json").exists() and (tmp_path / "row_sum_kernel.py").exists()

@@ -1,0 +1,82 @@
+// `tritondx capture --gpu off -- python PROGRAM`: the program's output passes through, the table
+// ranks its kernels, the tasks it writes run through `tritondx diagnose`, and a failing or empty
+// program and a missing one get clear errors (tests/fixtures/capture/).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "../cli_test_util.h"
+#include "run_tritondx.h"
+#include "tritondx/capture/capture_summary.h"
+
+namespace tdx::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+using cli_test::read;
+
+std::string program() { return std::string(TRITONDX_FIXTURES_DIR) + "/capture/train_step.py"; }
+
+TEST(CaptureE2E, ProgramKernelsBecomeRankedDiagnosableTasks) {
+  fs::path out = cli_test::fresh_dir("tritondx-capture", "program");
+  auto r = run_tritondx({"capture", "--gpu", "off", "--out", out.string(), "--", "python", program(), "--steps", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("captured 8 launch(es) of 3 Triton kernel(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no GPU: nothing ran, so there are no times; static cost"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("   1  scaled_square_kernel"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find((out / "row_sum_kernel.py").string() + " (+3 test shape(s))"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tritondx optimize " + out.string() + "/*.py"), std::string::npos) << r.out;
+  auto j = nlohmann::json::parse(read(out / "capture.json"));
+  EXPECT_EQ(j["program"][0], program());
+  auto diagnosed = run_tritondx({"diagnose", (out / "scaled_square_kernel.py").string(), "--max-level", "2"});
+  EXPECT_EQ(diagnosed.exit_code, 0) << diagnosed.out << diagnosed.err;
+  EXPECT_NE(diagnosed.out.find("kernel scaled_square_kernel"), std::string::npos) << diagnosed.out;
+}
+
+TEST(CaptureE2E, FailingEmptyAndMissingProgramsAreClearErrors) {
+  fs::path dir = cli_test::fresh_dir("tritondx-capture", "bad");
+  std::ofstream(dir / "fails.py") << "import sys\nsys.path.insert(0, '" << TRITONDX_FIXTURES_DIR
+                                  << "/capture')\nimport torch, toy_kernels\n"
+                                     "toy_kernels.scaled_square(torch.randn(4096, device='cuda'))\n"
+                                     "raise ValueError('the model diverged')\n";
+  auto r = run_tritondx({"capture", "--gpu", "off", "--out", (dir / "out").string(), "--", (dir / "fails.py").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("the program failed: ValueError: the model diverged (at " + (dir / "fails.py").string() + ":5)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("the 1 launch(es) before it are in"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out" / "scaled_square_kernel.py"));
+
+  std::ofstream(dir / "plain.py") << "print('hello from the program')\n";
+  r = run_tritondx({"capture", "--gpu", "off", "--out", (dir / "plain").string(), "--", (dir / "plain.py").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("hello from the program"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("the program launched no Triton kernel"), std::string::npos) << r.err;
+
+  r = run_tritondx({"capture", "--gpu", "off", "--", (dir / "missing.py").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no such program file"), std::string::npos) << r.err;
+  r = run_tritondx({"capture", "--gpu", "sometimes", "--", (dir / "plain.py").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+TEST(CaptureSummary, MalformedSummariesAreRefusedWithTheReason) {
+  EXPECT_FALSE(parse_capture_summary(nlohmann::json::parse(R"({"program": []})")).has_value());
+  auto bad = parse_capture_summary(nlohmann::json::parse(R"({"kernels": [{"kernel": 3}]})"));
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().find("capture.json is malformed"), std::string::npos) << bad.error();
+  auto gpu = parse_capture_summary(nlohmann::json::parse(
+      R"({"gpu": true, "kernels": [{"rank": 1, "kernel": "k", "gpu_ms": 1.5, "share": 1.0, "task": null,
+          "skipped": "launched through a compiled kernel's launcher"}]})"));
+  ASSERT_TRUE(gpu.has_value());
+  std::string text = render_capture_summary(*gpu, "out");
+  EXPECT_NE(text.find("1.500"), std::string::npos) << text;
+  EXPECT_NE(text.find("- (launched through a compiled kernel's launcher)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("next:"), std::string::npos) << text;  // no task written: nothing to optimize
+}
+
+}  // namespace
+}  // namespace tdx::e2e
