@@ -11,6 +11,7 @@
 #include "../cli_test_util.h"
 #include "run_tritondx.h"
 #include "tritondx/capture/capture_summary.h"
+#include "tritondx/capture/program_gain.h"
 
 namespace tdx::e2e {
 namespace {
@@ -76,6 +77,27 @@ TEST(CaptureSummary, MalformedSummariesAreRefusedWithTheReason) {
   EXPECT_NE(text.find("1.500"), std::string::npos) << text;
   EXPECT_NE(text.find("- (launched through a compiled kernel's launcher)"), std::string::npos) << text;
   EXPECT_EQ(text.find("next:"), std::string::npos) << text;  // no task written: nothing to optimize
+}
+
+// Shares 50% (2x faster), 30% (unchanged) and 20% (captured, not optimized): the kernel time
+// goes to 0.25 + 0.30 + 0.20 = 0.75 of what it was, 1.33x.
+TEST(CaptureSummary, ProgramGainWeighsEachKernelsSpeedupByItsShare) {
+  auto capture = nlohmann::json::parse(R"({"gpu": true, "kernels": [
+      {"kernel": "a", "task": "/t/a.py", "share": 0.5}, {"kernel": "b", "task": "/t/b.py", "share": 0.3},
+      {"kernel": "c", "task": "/t/c.py", "share": 0.2}, {"kernel": "inductor", "task": null, "share": 0.0}]})");
+  std::vector<std::pair<std::string, std::optional<nlohmann::json>>> reports{
+      {"/t/a.py", nlohmann::json::parse(R"({"speedup": 2.0})")}, {"/t/b.py", nlohmann::json::parse(R"({"speedup": 1.0})")}};
+  ProgramGain g = program_gain(capture, reports);
+  ASSERT_EQ(g.kernels.size(), 2u);
+  EXPECT_DOUBLE_EQ(g.optimized_share, 0.8);
+  ASSERT_TRUE(g.speedup.has_value());
+  EXPECT_NEAR(*g.speedup, 1.0 / 0.75, 1e-12);
+  EXPECT_NE(render_program_gain(g).find("1.33x faster"), std::string::npos) << render_program_gain(g);
+  // A failed run has no speedup, and then the whole is not measured.
+  reports[1].second.reset();
+  g = program_gain(capture, reports);
+  EXPECT_FALSE(g.speedup.has_value());
+  EXPECT_EQ(g.kernels[1].status, "failed (see its optimize.log)");
 }
 
 }  // namespace

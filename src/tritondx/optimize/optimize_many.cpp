@@ -8,11 +8,13 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "tritondx/bridge/gpu_worker.h"
+#include "tritondx/capture/program_gain.h"
 
 namespace tdx {
 namespace {
@@ -70,6 +72,40 @@ std::vector<std::string> task_command(const OptimizeManyOptions& m, const std::s
   return args;
 }
 
+// When the tasks are those `tritondx capture` wrote (a capture.json beside them), what their runs
+// gain the program, by each kernel's share of it; printed and written to program-gain.json.
+void report_program_gain(const OptimizeManyOptions& m, const std::vector<std::string>& dirs,
+                         const std::vector<int>& exit_codes) {
+  const fs::path capture = fs::absolute(m.tasks.front()).parent_path() / "capture.json";
+  for (const auto& t : m.tasks)
+    if (fs::absolute(t).parent_path() != capture.parent_path()) return;
+  std::ifstream in(capture);
+  if (!in) return;
+  auto summary = nlohmann::json::parse(in, nullptr, false);
+  if (summary.is_discarded()) return;
+  std::vector<std::pair<std::string, std::optional<nlohmann::json>>> reports;
+  for (size_t i = 0; i < m.tasks.size(); ++i) {
+    std::optional<nlohmann::json> report;
+    std::ifstream r(fs::path(dirs[i]) / "report.json");
+    if (exit_codes[i] == 0 && r) {
+      auto j = nlohmann::json::parse(r, nullptr, false);
+      if (!j.is_discarded()) report = std::move(j);
+    }
+    reports.emplace_back(fs::absolute(m.tasks[i]).string(), std::move(report));
+  }
+  ProgramGain gain = program_gain(summary, reports);
+  if (gain.kernels.empty()) return;
+  std::cout << render_program_gain(gain) << std::flush;
+  nlohmann::json j{{"capture", capture.string()}, {"gpu_ranked", gain.gpu_ranked},
+                   {"optimized_share", gain.optimized_share}, {"kernels", nlohmann::json::array()}};
+  j["speedup"] = gain.speedup ? nlohmann::json(*gain.speedup) : nlohmann::json(nullptr);
+  for (const auto& k : gain.kernels)
+    j["kernels"].push_back({{"kernel", k.kernel}, {"task", k.task}, {"share", k.share}, {"status", k.status},
+                            {"speedup", k.speedup ? nlohmann::json(*k.speedup) : nlohmann::json(nullptr)}});
+  const fs::path where = m.out_dir.empty() ? capture.parent_path() : fs::path(m.out_dir);
+  std::ofstream(where / "program-gain.json") << j.dump(1) << "\n";
+}
+
 int optimize_many(const OptimizeManyOptions& m) {
   const auto dirs = task_out_dirs(m);
   for (size_t i = 0; i < dirs.size(); ++i)
@@ -118,6 +154,7 @@ int optimize_many(const OptimizeManyOptions& m) {
     });
   }
   for (auto& w : workers) w.join();
+  report_program_gain(m, dirs, exit_codes);
   int failed = 0;
   for (size_t i = 0; i < m.tasks.size(); ++i) failed += exit_codes[i] != 0;
   if (failed) {
