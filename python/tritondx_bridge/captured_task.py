@@ -204,8 +204,16 @@ def _draw(spec, device):
                             "min": 0, "max": 1, "p": 0.5}
     if data["kind"] == "bool":
         flat = torch.rand(n, device=device) < data["p"]
+    elif data["kind"] == "int" and "values" in data:  # exactly the values the program passed
+        values = torch.tensor(data["values"], dtype=torch.int64, device=device)
+        flat = values[torch.randint(0, len(data["values"]), (n,), device=device)].to(dtype)
     elif data["kind"] == "int":
-        flat = torch.randint(data["min"], data["max"] + 1, (n,), device=device, dtype=torch.int64).to(dtype)
+        flat = torch.randint(data["min"], data["max"] + 1, (n,), device=device, dtype=torch.int64)
+        if data.get("sentinels"):  # e.g. -100 for an ignored label, at its recorded share
+            sentinels = torch.tensor(data["sentinels"], dtype=torch.int64, device=device)
+            pick = sentinels[torch.randint(0, len(data["sentinels"]), (n,), device=device)]
+            flat = torch.where(torch.rand(n, device=device) < data["sentinel_share"], pick, flat)
+        flat = flat.to(dtype)
     else:
         flat = torch.randn(n, device=device, dtype=torch.float32) * (data["std"] or 1.0) + data["mean"]
         if "min" in data:

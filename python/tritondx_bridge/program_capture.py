@@ -30,6 +30,7 @@ from .cuda_emulation import emulated_cuda
 from .kernel_writes import written_params
 
 _STAT_SAMPLE = 1 << 16
+_FEW_VALUES = 256
 
 
 def _dtype_name(dtype):
@@ -63,12 +64,30 @@ def _data_range(t):
     if t.dtype == torch.bool:
         return {"kind": "bool", "p": float(sample.float().mean())}
     if not t.dtype.is_floating_point and not t.dtype.is_complex:
-        return {"kind": "int", "min": int(sample.min()), "max": int(sample.max())}
+        return _int_range(sample)
     s = sample.double()
     if not bool(torch.isfinite(s).all()):
         return None
     return {"kind": "float", "mean": float(s.mean()), "std": float(s.std()) if s.numel() > 1 else 0.0,
             "min": float(s.min()), "max": float(s.max())}
+
+
+def _int_range(sample):
+    """Integer data: its few distinct values (labels, a handful of indices: drawn from exactly
+    those), or its range with the negative sentinels beside it (-100 for an ignored label: drawn
+    at their share, never a negative index in between), or its range."""
+    import torch
+    distinct = torch.unique(sample)
+    out = {"kind": "int", "min": int(distinct[0]), "max": int(distinct[-1])}
+    if distinct.numel() <= _FEW_VALUES:
+        out["values"] = [int(v) for v in distinct]
+        return out
+    negative = distinct[distinct < 0]
+    if 0 < negative.numel() <= 8 and negative.numel() < distinct.numel():
+        rest = distinct[distinct >= 0]
+        out.update({"min": int(rest[0]), "max": int(rest[-1]), "sentinels": [int(v) for v in negative],
+                    "sentinel_share": float((sample < 0).float().mean())})
+    return out
 
 
 def _describe(value, written_by=None):

@@ -173,3 +173,26 @@ print(json.dumps([[k["kernel"], k["calls"], bool(k["task"])] for k in cap.kernel
     assert json.loads(kernels) == [["scaled_square_kernel", 1, True], ["row_sum_kernel", 1, True]]
     assert device == "cpu"
     assert (tmp_path / "capture.json").exists() and (tmp_path / "row_sum_kernel.py").exists()
+
+
+# Real third-party kernels called through their library's wrapper: FlagGems' softmax reads
+# `tle.program_id` of a module object the file builds; Liger's cross entropy takes None pointers,
+# constexprs before other parameters, and labels with -100 (ignored) beside valid class ids.
+@pytest.mark.parametrize("entry", ["flaggems/softmax", "liger/cross_entropy_fwd"])
+def test_a_library_kernel_is_captured_into_a_task_that_verifies(tmp_path, entry):
+    done, summary = capture(tmp_path, os.path.join(FIXTURES, "corpus_program.py"), entry)
+    assert done.returncode == 0, done.stderr
+    [kernel] = summary["kernels"]
+    assert kernel["task"] and kernel["file"].endswith(f"bench/corpus/{entry}.py"), kernel
+    text = open(kernel["task"]).read()
+    if entry == "flaggems/softmax":
+        assert 'tle = types.ModuleType(\'flag_gems.utils.triton_lang_extension\')\ntle.program_id = program_id' in text
+    else:
+        assert "Y_stride, None, loss_ptr, None, loss_stride" in text and "lse_square_scale=0.0" in text
+        assert '"sentinels": [-100]' in text or '"values": [-100' in text
+    result = tmp_path / "verified.jsonl"
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "verify_shapes.py"), "--device", "cpu", "--out",
+                    str(result), kernel["task"]], capture_output=True, text=True,
+                   env=dict(ENV, TRITON_INTERPRET="1"), timeout=600)
+    line = json.loads(result.read_text())
+    assert line.get("passed"), line
