@@ -89,8 +89,20 @@ print(json.dumps({{"main": rows, "tests": tests}}))
     # The index tensor of the gather is drawn in its recorded range (in bounds of the 1000-row table).
     gather = [c for c in json.load(open(out / "capture.json"))["kernels"] if c["kernel"] == "gather_kernel"][0]
     assert gather["task"]
-    text = (out / "gather_kernel.py").read_text()
-    assert '"kind": "int", "min": 0, "max": 999' in text or '"kind": "int", "min": 0, "max": 99' in text
+    code = f"""
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("t", sys.argv[1]); t = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(t)
+idx = t.make_inputs("cpu")[1]
+print(json.dumps([t.CONFIGS[0][1]["data"], int(idx.min()), int(idx.max()), str(idx.dtype)]))
+"""
+    done = subprocess.run([sys.executable, "-c", code, str(out / "gather_kernel.py")], capture_output=True,
+                          text=True, env=ENV, timeout=120)
+    assert done.returncode == 0, done.stderr
+    data, low, high, dtype = json.loads(done.stdout)
+    # 256 indices into a 1000-row table: drawn again from exactly the values the program passed.
+    assert data["kind"] == "int" and 0 <= data["min"] and data["max"] <= 999 and len(data["values"]) > 100
+    assert data["min"] <= low and high <= data["max"] and dtype == "torch.int64"
     notes = kernels_of(summary)["row_sum_kernel"]["notes"]
     assert any("x_ptr (written by scaled_square_kernel) was never computed here" in n for n in notes), notes
 
