@@ -20,6 +20,13 @@ from triton.runtime.jit import JITFunction
 from .capture import Launch, specialize
 
 
+def _kernel_name(metadata):
+    """The kernel's name from what Triton hands a launch hook: a LazyDict (its `data` holds the
+    name; get() would also run the kernel's launch_metadata function) or a dict."""
+    data = getattr(metadata, "data", metadata)
+    return data["name"] if isinstance(data, dict) and "name" in data else "?"
+
+
 class LaunchTimer:
     """CUDA events around every Triton launch, by kernel name (on the current stream, which is
     the one Triton launches on)."""
@@ -34,7 +41,7 @@ class LaunchTimer:
             return
         start = torch.cuda.Event(enable_timing=True)
         start.record()
-        self._open.append((metadata["name"], start))
+        self._open.append((_kernel_name(metadata), start))
 
     def exit(self, metadata):
         if self.paused or not self._open:
