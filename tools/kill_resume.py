@@ -21,12 +21,15 @@ UNFINISHED = ("proposed", "evaluating")
 
 
 def finished_candidates(db):
-    """Finished candidates by id, read-only (the optimizer may be running)."""
+    """Finished candidates: id -> (status, restarts so far), read-only (the optimizer may be
+    running). A candidate restarted while in flight and finished later keeps that count; only a
+    count that grows after it finished is a finished candidate evaluated again."""
     if not os.path.exists(db):
         return {}
     try:
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=2) as d:
-            return {i: s for i, s in d.execute("SELECT id, status FROM candidates ORDER BY id") if s not in UNFINISHED}
+            return {i: (s, r) for i, s, r in d.execute("SELECT id, status, restarts FROM candidates ORDER BY id")
+                    if s not in UNFINISHED}
     except sqlite3.Error:
         return {}
 
@@ -55,10 +58,10 @@ def check_run(a, kills, finished_before_a_kill):
     restarts = sum(c["restarts"] for c in candidates.values())
     if restarts > kills:
         failures.append(f"{restarts} restarts after {kills} kills: a kill cost more than the candidate in flight")
-    for i, status in finished_before_a_kill.items():
+    for i, (status, restarts) in finished_before_a_kill.items():
         if i not in candidates:
             failures.append(f"candidate {i} ({status}) finished before a kill and is gone")
-        elif candidates[i]["restarts"]:
+        elif candidates[i]["restarts"] != restarts:
             failures.append(f"candidate {i} finished before a kill, then was evaluated again")
     return failures, {"run_id": report["run_id"], "resumed": report.get("resumed"), "candidates": len(candidates),
                       "restarts": restarts, "speedup": report.get("speedup"),
@@ -97,7 +100,8 @@ def main():
             proc.send_signal(signal.SIGKILL)
             proc.wait()
         kills += 1
-        finished_before_a_kill.update(finished_candidates(db))
+        for i, held in finished_candidates(db).items():
+            finished_before_a_kill.setdefault(i, held)
         segments.append({"delay_s": round(delay, 2), "killed": True, "finished_so_far": len(finished_before_a_kill)})
         print(f"kill {kills} after {delay:.2f} s: {len(finished_before_a_kill)} candidate(s) finished so far", flush=True)
     if not completed:
