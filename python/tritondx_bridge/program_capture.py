@@ -138,7 +138,8 @@ class KernelRecord:
             held = {"count": 0, "args": described, "constexprs": {k: captured_task.constexpr_json(v)
                                                                    for k, v in constexprs.items()},
                     "grid": grid, "options": options, "autotune": launch.autotune,
-                    "bytes": sum(d.get("bytes", 0) for _, d in described)}
+                    "bytes": sum(d.get("bytes", 0) for _, d in described),
+                    "specialization": (launch.signature, launch.constexprs, launch.attrs, launch.options)}
             self.configs[key] = held
             self.order.append(key)
         held["count"] += 1
@@ -223,6 +224,22 @@ def run_program(argv, recorder):
         sys.argv, sys.path[:] = saved_argv, saved_path
 
 
+def _compile_failure(record):
+    """Why the kernel's most frequent launch does not compile for sm_90 (Triton's own message), or
+    None: compiled, as the launch was specialized, before a task is written for it."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    main = max((record.configs[k] for k in record.order), key=lambda c: (c["count"], c["bytes"]))
+    signature, constexprs, attrs, options = main["specialization"]
+    try:
+        triton.compile(triton.compiler.ASTSource(record.fn, signature, constexprs, attrs),
+                       target=GPUTarget("cuda", 90, 32), options=options.__dict__)
+    except Exception as e:  # noqa: BLE001 (Triton's compile errors have no common base)
+        message = " ".join(str(e).split())
+        return f"does not compile for sm_90: {type(e).__name__}: {message[:400]}"
+    return None
+
+
 def _costs(recorder):
     """Each kernel's cost and what it is: GPU ms measured around its launches, or the static cost."""
     if not recorder.gpu:
@@ -252,6 +269,8 @@ def summarize(recorder, out_dir, top, min_share, program, status, error):
             entry["skipped"] = f"below the top {top}"
         elif share * 100 < min_share:
             entry["skipped"] = f"{share * 100:.1f}% of the total, under --min-share {min_share:g}%"
+        elif not recorder.gpu and (failure := _compile_failure(k)):  # on a GPU it ran, so it compiled
+            entry["skipped"] = failure
         else:
             name = captured_task.file_name(k.fn, names)
             entry.update(captured_task.write_task(k, os.path.join(out_dir, name), program, recorder.gpu))

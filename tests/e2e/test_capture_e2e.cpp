@@ -57,6 +57,16 @@ TEST(CaptureE2E, FailingEmptyAndMissingProgramsAreClearErrors) {
   EXPECT_NE(r.out.find("hello from the program"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("the program launched no Triton kernel"), std::string::npos) << r.err;
 
+  std::ofstream(dir / "bad.py") << "import torch, triton, triton.language as tl\nSCALE = 0.5\n"
+                                  "@triton.jit\ndef bad_kernel(x_ptr, BLOCK: tl.constexpr):\n"
+                                  "    offs = tl.arange(0, BLOCK)\n"
+                                  "    tl.store(x_ptr + offs, tl.load(x_ptr + offs) * SCALE)\n"
+                                  "bad_kernel[(1,)](torch.randn(256, device='cuda'), BLOCK=256)\n";
+  r = run_tritondx({"capture", "--gpu", "off", "--out", (dir / "bad").string(), "--", (dir / "bad.py").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("- (does not compile for sm_90: CompilationError"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("no task was written"), std::string::npos) << r.err;
+
   r = run_tritondx({"capture", "--gpu", "off", "--", (dir / "missing.py").string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no such program file"), std::string::npos) << r.err;

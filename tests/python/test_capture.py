@@ -72,13 +72,13 @@ def test_the_task_repeats_the_launch_with_a_grid_formula_and_the_written_outputs
 
 def test_make_inputs_recreate_layouts_and_data_ranges(captured):
     out, summary = captured
-    code = f"""
+    code = """
 import importlib.util, json, sys
 spec = importlib.util.spec_from_file_location("t", sys.argv[1]); t = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(t)
 rows = [[list(x.shape), list(x.stride()), str(x.dtype)] if hasattr(x, "shape") else x for x in t.make_inputs("cpu")]
 tests = [[[list(x.shape), list(x.stride())] if hasattr(x, "shape") else x for x in s] for s in t.make_test_inputs("cpu")]
-print(json.dumps({{"main": rows, "tests": tests}}))
+print(json.dumps({"main": rows, "tests": tests}))
 """
     done = subprocess.run([sys.executable, "-c", code, str(out / "row_sum_kernel.py")], capture_output=True,
                           text=True, env=ENV, timeout=120)
@@ -89,7 +89,7 @@ print(json.dumps({{"main": rows, "tests": tests}}))
     # The index tensor of the gather is drawn in its recorded range (in bounds of the 1000-row table).
     gather = [c for c in json.load(open(out / "capture.json"))["kernels"] if c["kernel"] == "gather_kernel"][0]
     assert gather["task"]
-    code = f"""
+    code = """
 import importlib.util, json, sys
 spec = importlib.util.spec_from_file_location("t", sys.argv[1]); t = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(t)
@@ -208,3 +208,23 @@ def test_a_library_kernel_is_captured_into_a_task_that_verifies(tmp_path, entry)
                    env=dict(ENV, TRITON_INTERPRET="1"), timeout=600)
     line = json.loads(result.read_text())
     assert line.get("passed"), line
+
+
+def test_a_kernel_that_does_not_compile_gets_no_task_and_the_reason(tmp_path):
+    program = tmp_path / "bad.py"
+    program.write_text('''import torch, triton, triton.language as tl
+SCALE = 0.5  # not a tl.constexpr: Triton refuses to read it inside a kernel
+
+@triton.jit
+def bad_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * SCALE, mask=offs < n)
+
+bad_kernel[(4,)](torch.randn(1000, device="cuda"), 1000, BLOCK=256)
+''')
+    done, summary = capture(tmp_path / "out", str(program))
+    [kernel] = summary["kernels"]
+    assert kernel["task"] is None
+    assert kernel["skipped"].startswith("does not compile for sm_90: CompilationError")
+    assert "Cannot access global variable SCALE" in kernel["skipped"]
+    assert not (tmp_path / "out" / "bad_kernel.py").exists()

@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -67,6 +68,10 @@ int run_capture(const CaptureOptions& o) {
   }
   if (summary->kernels.empty()) {
     std::cerr << "error: capture: the program launched no Triton kernel\n";
+    return kExitFailed;
+  }
+  if (std::none_of(summary->kernels.begin(), summary->kernels.end(), [](const auto& k) { return !k.task.empty(); })) {
+    std::cerr << "error: capture: no task was written: the table says why each kernel got none\n";
     return kExitFailed;
   }
   return kExitOk;
