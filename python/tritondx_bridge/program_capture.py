@@ -1,5 +1,6 @@
-"""`tritondx capture --gpu off -- python my_script.py ARGS`: the Triton kernels a program launches,
-recorded without a GPU, ranked, and written as tasks.
+"""`tritondx capture -- python my_script.py ARGS`: the Triton kernels a program launches, recorded,
+ranked, and written as tasks. With --gpu on the program runs on its GPU and every launch is timed
+(gpu_capture.py); with --gpu off (below) nothing runs.
 
 The program runs here on CPU tensors inside cuda_emulation.emulated_cuda() (it sees one GPU of the
 target), and every @triton.jit launch — plain, @triton.autotune (its first config: nothing can be
@@ -10,7 +11,8 @@ ranked by a static cost: the bytes of the tensors each launch is given, summed o
 Values a kernel would have written are not computed, so data read back from them is what the CPU
 tensor held (recorded as host reads).
 
-Usage: python -m tritondx_bridge.program_capture --out DIR [--top N] [--min-share PERCENT] -- SCRIPT ARGS...
+Usage: python -m tritondx_bridge.program_capture --out DIR [--gpu auto|on|off] [--top N] [--min-share PERCENT]
+       -- [python] SCRIPT ARGS... | -- [python] -m MODULE ARGS...
 Writes DIR/capture.json and one task file per top kernel (captured_task.py); exit 0, or 1 when the
 program failed (what was captured before is written all the same), 2 on bad usage.
 """
@@ -120,7 +122,8 @@ class KernelRecord:
         self.order = []
 
     def add(self, launch, written):
-        """`written`: storage address -> the kernel that wrote it (this launch's writes are added)."""
+        """`written`: storage address -> the kernel that wrote it (this launch's writes are added),
+        or None where kernels run (on a GPU every tensor holds real data)."""
         import torch
         self.calls += 1
         params = launch.fn.params
@@ -134,7 +137,8 @@ class KernelRecord:
         held = self.configs.get(key)
         if held is None:
             described = [(n, _describe(v, written.get(v.untyped_storage().data_ptr())
-                                       if torch.is_tensor(v) and n not in self.writes else None)) for n, v in args]
+                                       if written is not None and torch.is_tensor(v) and n not in self.writes
+                                       else None)) for n, v in args]
             held = {"count": 0, "args": described, "constexprs": {k: captured_task.constexpr_json(v)
                                                                    for k, v in constexprs.items()},
                     "grid": grid, "options": options, "autotune": launch.autotune,
@@ -143,7 +147,7 @@ class KernelRecord:
             self.configs[key] = held
             self.order.append(key)
         held["count"] += 1
-        for n, v in args:
+        for n, v in args if written is not None else ():
             if n in self.writes and torch.is_tensor(v):
                 address = v.untyped_storage().data_ptr()
                 written[address] = self.fn.fn.__name__
@@ -172,7 +176,7 @@ class Recorder:
             self.kernels[id(launch.fn)] = KernelRecord(launch.fn)
         # Reading the data ranges is tritondx's read, not the program's: not a host read to report.
         with self.emulation.suspended() if hasattr(self, "emulation") else contextlib.nullcontext():
-            self.kernels[id(launch.fn)].add(launch, self.written)
+            self.kernels[id(launch.fn)].add(launch, None if self.gpu else self.written)
 
     @contextlib.contextmanager
     def recording(self, target_name="nvidia-h200"):
