@@ -52,7 +52,7 @@ def capture(out="captured", top=10, min_share=2.0, gpu="auto"):
         with recorder.recording():
             yield result
     except Exception as e:
-        error = program_capture._program_error(e, __file__)
+        error = program_capture.program_error(e, __file__)
         raise
     finally:
         result.summary = program_capture.summarize(recorder, out, top, min_share, ["tritondx.capture()"],

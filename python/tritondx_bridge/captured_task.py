@@ -162,7 +162,7 @@ def grid_source(configs, constexprs, blocks=None):
     dims, uses_meta = [], False
     for d in range(len(configs[0]["grid"])):
         values = [c["grid"][d] if d < len(c["grid"]) else 1 for c in configs]
-        if len(set(values)) == 1 and len(configs) == 1 and values[0] == 1:
+        if set(values) == {1}:
             dims.append("1")
             continue
         found = None
@@ -292,7 +292,8 @@ def write_task(record, path, program, gpu=False):
     body += "\n\ndef launch(" + ", ".join(params) + "):\n"
     body += f"    grid = {grid}\n"
     body += f"    {fn.fn.__name__}[grid](" + ", ".join(call_args + kwargs) + ")\n"
-    what = "the tensors the kernel writes" if outputs != tensors or record.writes else "the tensors the kernel was given"
+    what = ("the tensors the kernel writes" if any(n in record.writes for n in tensors)
+            else "the tensors the kernel was given")
     body += f"    return {', '.join(outputs) + (',' if len(outputs) == 1 else '')}  # {what}\n"
     body += _HELPERS
     body += "\n\ndef make_inputs(device):\n    return _inputs(CONFIGS[0], device)\n"

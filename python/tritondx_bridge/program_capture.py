@@ -195,7 +195,7 @@ class Recorder:
                 yield self
 
 
-def _program_error(e, script):
+def program_error(e, script):
     frames = traceback.extract_tb(e.__traceback__)
     inside = [f for f in frames if os.path.abspath(f.filename) == os.path.abspath(script)] or frames
     where = f"{inside[-1].filename}:{inside[-1].lineno}" if inside else script
@@ -223,7 +223,7 @@ def run_program(argv, recorder):
         return code, None if code == 0 else {"type": "SystemExit", "message": f"the program exited with {e.code}",
                                              "where": script}
     except Exception as e:  # noqa: BLE001 (the program's own failure is reported, with what was captured)
-        return 1, _program_error(e, script)
+        return 1, program_error(e, script)
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
 
