@@ -107,3 +107,38 @@ def test_the_api_example_runs(installed):
     assert "softmax_kernel: " in r.stdout
     assert "  proposes " in r.stdout and "candidates; best: candidate" in r.stdout
     assert "expected failure: exit 1 (failed)" in r.stdout
+
+
+CAPTURED_PROGRAM = """
+import torch, triton, triton.language as tl
+
+@triton.jit
+def twice_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+def twice(x):
+    out = torch.empty_like(x)
+    twice_kernel[(triton.cdiv(x.numel(), 512),)](x, out, x.numel(), BLOCK=512)
+    return out
+"""
+
+
+def test_capture_runs_installed_from_the_command_and_the_api(installed):
+    program = installed["cwd"] / "capture_me.py"
+    program.write_text(CAPTURED_PROGRAM + "\nif __name__ == '__main__':\n    twice(torch.randn(4096, device='cuda'))\n")
+    r = _run(installed, "tritondx", "capture", "--gpu", "off", "--out", "captured-cli", "--", "python", str(program))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "captured 1 launch(es) of 1 Triton kernel(s)" in r.stdout
+    assert (installed["cwd"] / "captured-cli" / "twice_kernel.py").exists()
+    code = f"""
+import sys, tritondx
+sys.path.insert(0, {str(installed["cwd"])!r})
+import torch, capture_me
+with tritondx.capture(out="captured-api", gpu="off") as cap:
+    capture_me.twice(torch.randn(1000, device="cuda"))
+print(cap.kernels[0]["kernel"], bool(cap.kernels[0]["task"]))
+"""
+    r = _run(installed, str(installed["python"]), "-c", code)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[-2:] == ["twice_kernel", "True"], r.stdout
