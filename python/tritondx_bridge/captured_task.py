@@ -214,10 +214,12 @@ def _draw(spec, device):
             pick = sentinels[torch.randint(0, len(data["sentinels"]), (n,), device=device)]
             flat = torch.where(torch.rand(n, device=device) < data["sentinel_share"], pick, flat)
         flat = flat.to(dtype)
+    elif data.get("min") is not None and data["min"] == data["max"] != 0:  # constant: the ones of a .sum()'s
+        flat = torch.full((n,), data["min"], device=device, dtype=dtype)  # backward (zeros would hide bugs)
     else:
         flat = torch.randn(n, device=device, dtype=torch.float32) * (data["std"] or 1.0) + data["mean"]
         if "min" in data:
-            flat = flat.clamp(data["min"], data["max"]) if data["min"] < data["max"] else flat
+            flat = flat.clamp(data["min"], data["max"])
         flat = flat.to(dtype)
     return flat.as_strided(spec["shape"], spec["stride"], spec["offset"])
 

@@ -92,16 +92,18 @@ def _int_range(sample):
     return out
 
 
-def _describe(value, written_by=None):
+def _describe(value, written_by=None, output=False):
     """An argument as make_inputs will recreate it. `written_by`: the kernel that wrote this
-    tensor's storage earlier in the program (it did not run here, so the data is not real)."""
+    tensor's storage earlier in the program (it did not run here, so the data is not real).
+    `output`: the kernel stores through it; what it held before is drawn from N(0, 1) (often
+    torch.empty's leftovers, or a kernel's in-place operand: random data tests both)."""
     import torch
     if torch.is_tensor(value):
         storage_elems = value.untyped_storage().nbytes() // value.element_size() if value.element_size() else 0
         d = {"kind": "tensor", "dtype": _dtype_name(value.dtype), "shape": list(value.shape),
              "stride": list(value.stride()), "offset": int(value.storage_offset()), "storage": storage_elems,
              "bytes": int(value.numel() * value.element_size())}
-        d["data"] = None if written_by else _data_range(value)
+        d["data"] = None if written_by or output else _data_range(value)
         if written_by:
             d["data_from"] = f"written by {written_by}, which does not run without a GPU: drawn from N(0, 1)"
         return d
@@ -138,7 +140,7 @@ class KernelRecord:
         if held is None:
             described = [(n, _describe(v, written.get(v.untyped_storage().data_ptr())
                                        if written is not None and torch.is_tensor(v) and n not in self.writes
-                                       else None)) for n, v in args]
+                                       else None, output=n in self.writes)) for n, v in args]
             held = {"count": 0, "args": described, "constexprs": {k: captured_task.constexpr_json(v)
                                                                    for k, v in constexprs.items()},
                     "grid": grid, "options": options, "autotune": launch.autotune,

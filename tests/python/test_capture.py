@@ -14,9 +14,9 @@ PROGRAM = os.path.join(FIXTURES, "train_step.py")
 ENV = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
 
 
-def capture(out, *program, options=()):
+def capture(out, *program, options=(), cwd=None):
     done = subprocess.run([sys.executable, "-m", "tritondx_bridge.program_capture", "--gpu", "off", "--out", str(out),
-                           *options, "--", *program], capture_output=True, text=True, env=ENV, timeout=300)
+                           *options, "--", *program], capture_output=True, text=True, env=ENV, timeout=300, cwd=cwd)
     summary = json.load(open(out / "capture.json")) if (out / "capture.json").exists() else None
     return done, summary
 
@@ -228,3 +228,20 @@ bad_kernel[(4,)](torch.randn(1000, device="cuda"), 1000, BLOCK=256)
     assert kernel["skipped"].startswith("does not compile for sm_90: CompilationError")
     assert "Cannot access global variable SCALE" in kernel["skipped"]
     assert not (tmp_path / "out" / "bad_kernel.py").exists()
+
+
+def test_a_module_with_autograd_kernels_is_captured_forward_and_backward(tmp_path):
+    done, summary = capture(tmp_path, "python", "-m", "silu_pkg.train", "2", cwd=FIXTURES)
+    assert done.returncode == 0, done.stderr
+    assert "done 2" in done.stdout  # the program's own output, its argv as given
+    k = kernels_of(summary)
+    assert set(k) == {"fwd_kernel", "bwd_kernel"} and k["bwd_kernel"]["calls"] == 2
+    text = open(k["bwd_kernel"]["task"]).read()
+    # The incoming gradient of .sum() is all ones, and is drawn as such; dx (written) is drawn at random.
+    assert '"data": {"kind": "float", "mean": 1.0, "std": 0.0, "min": 1.0, "max": 1.0}' in text
+    result = tmp_path / "verified.jsonl"
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "verify_shapes.py"), "--device", "cpu", "--out",
+                    str(result), k["fwd_kernel"]["task"], k["bwd_kernel"]["task"]], capture_output=True, text=True,
+                   env=dict(ENV, TRITON_INTERPRET="1"), timeout=600)
+    lines = [json.loads(line) for line in result.read_text().splitlines()]
+    assert len(lines) == 2 and all(line.get("passed") for line in lines), lines
