@@ -1,6 +1,7 @@
 """`tritondx capture --gpu off` (program_capture.py): a program's Triton launches recorded on CPU
 tensors under the CUDA emulation, ranked, and written as tasks that load, compile and verify
 (against the original kernel, under the interpreter) at every captured shape."""
+import importlib.util
 import json
 import os
 import subprocess
@@ -245,3 +246,26 @@ def test_a_module_with_autograd_kernels_is_captured_forward_and_backward(tmp_pat
                    env=dict(ENV, TRITON_INTERPRET="1"), timeout=600)
     lines = [json.loads(line) for line in result.read_text().splitlines()]
     assert len(lines) == 2 and all(line.get("passed") for line in lines), lines
+
+
+@pytest.mark.skipif(importlib.util.find_spec("liger_kernel") is None, reason="liger-kernel is not installed")
+def test_a_training_step_of_an_installed_library_is_captured_forward_and_backward(tmp_path):
+    done, summary = capture(tmp_path, "python", os.path.join(FIXTURES, "liger_train.py"))
+    assert done.returncode == 0, done.stderr
+    k = kernels_of(summary)
+    assert set(k) == {"_rms_norm_forward_kernel", "_rms_norm_backward_kernel", "_swiglu_forward_kernel",
+                      "_swiglu_backward_kernel", "liger_cross_entropy_kernel"}, list(k)
+    assert all(e["package"] == "liger_kernel" and e["version"] == "0.8.5" and e["calls"] == 2 for e in k.values())
+    # float(loss) reads a tensor the cross-entropy kernel was given: reported, since nothing ran.
+    reads = summary["cuda_emulation"]["host_reads"]
+    assert any(r["kernel"] == "liger_cross_entropy_kernel" and r["file"].endswith("liger_train.py") for r in reads)
+    assert any("RSTD_ptr (written by _rms_norm_forward_kernel)" in n for n in k["_rms_norm_backward_kernel"]["notes"])
+    # (The RMSNorm forward calls libdevice's rsqrt, which Triton's interpreter cannot run.)
+    tasks = [k[name]["task"] for name in ("_swiglu_forward_kernel", "_swiglu_backward_kernel",
+                                          "liger_cross_entropy_kernel", "_rms_norm_backward_kernel")]
+    result = tmp_path / "verified.jsonl"
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "verify_shapes.py"), "--device", "cpu", "--out",
+                    str(result), *tasks], capture_output=True, text=True, env=dict(ENV, TRITON_INTERPRET="1"),
+                   timeout=600)
+    lines = [json.loads(line) for line in result.read_text().splitlines()]
+    assert len(lines) == 4 and all(line.get("passed") for line in lines), lines
