@@ -56,6 +56,15 @@ class Launch:
         }
 
 
+def with_run_defaults(fn, kwargs):
+    """The launch keywords as JITFunction.run completes them before it binds (debug,
+    instrumentation_mode), in a new dict."""
+    kwargs = dict(kwargs)
+    kwargs["debug"] = kwargs.get("debug", fn.debug) or knobs.runtime.debug
+    kwargs["instrumentation_mode"] = knobs.compilation.instrumentation_mode
+    return kwargs
+
+
 def specialize(fn, backend, args, kwargs):
     """What JITFunction.run makes of a launch before it compiles: (bound_args, options, signature,
     constexprs, attrs), by Triton's own binder and _pack_args."""
@@ -126,8 +135,7 @@ def _patched_runtime(record, backend, what_if, autotune_config, emulation, targe
 
     def capture_run(self, *args, grid, warmup, **kwargs):
         call_kwargs = dict(kwargs)
-        kwargs["debug"] = kwargs.get("debug", self.debug) or knobs.runtime.debug
-        kwargs["instrumentation_mode"] = knobs.compilation.instrumentation_mode
+        kwargs = with_run_defaults(self, kwargs)
         _apply_what_if(self, kwargs, what_if)
         for hook in self.pre_run_hooks:
             hook(*args, **kwargs)

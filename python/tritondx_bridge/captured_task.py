@@ -60,7 +60,7 @@ def _origin(fn):
 def kernel_json(record):
     path, line, package, version = _origin(record.fn)
     configs = [record.configs[k] for k in record.order]
-    main = max(configs, key=lambda c: (c["count"], c["bytes"]))
+    main = record.main_config()
     return {"kernel": record.fn.fn.__name__, "qualname": f"{record.fn.fn.__module__}.{record.fn.fn.__qualname__}",
             "file": path, "line": line, "package": package, "version": version,
             "configs": len(configs), "autotune": main["autotune"],
@@ -237,7 +237,7 @@ def write_task(record, path, program, gpu=False):
     if ks.unresolved:
         return {"skipped": "the kernel reads what cannot be copied as source: " + "; ".join(ks.unresolved)}
     configs = [record.configs[k] for k in record.order]
-    main = max(configs, key=lambda c: (c["count"], c["bytes"]))
+    main = record.main_config()
     if any(d["kind"] == "other" for _, d in main["args"]):
         return {"skipped": "an argument is neither a tensor nor a number: "
                 + ", ".join(f"{n} ({d['type']})" for n, d in main["args"] if d["kind"] == "other")}

@@ -17,7 +17,7 @@ from triton.compiler import make_backend
 from triton.runtime.autotuner import Autotuner
 from triton.runtime.jit import JITFunction
 
-from .capture import Launch, specialize
+from .capture import Launch, specialize, with_run_defaults
 
 
 def _kernel_name(metadata):
@@ -69,10 +69,8 @@ def gpu_runtime(record, timer):
     def run(self, *args, grid, warmup, **kwargs):
         if warmup or timer.paused:
             return original_run(self, *args, grid=grid, warmup=warmup, **kwargs)
-        probe = dict(kwargs)
-        probe["debug"] = probe.get("debug", self.debug) or knobs.runtime.debug
-        probe["instrumentation_mode"] = knobs.compilation.instrumentation_mode
-        bound_args, options, signature, constexprs, attrs = specialize(self, backend, args, probe)
+        bound_args, options, signature, constexprs, attrs = specialize(self, backend, args,
+                                                                       with_run_defaults(self, kwargs))
         shown = grid(bound_args) if callable(grid) else grid
         launch = Launch(self, signature, constexprs, attrs, options, tuple(shown) if shown is not None else None,
                         bound_args)

@@ -157,6 +157,11 @@ class KernelRecord:
                 # (a view that outlives it is then taken for real data: never the other way round).
                 weakref.finalize(v, written.pop, address, None)
 
+    def main_config(self):
+        """The most frequent configuration (of those, the one moving the most bytes): what a task's
+        make_inputs recreates and its launch repeats."""
+        return max((self.configs[k] for k in self.order), key=lambda c: (c["count"], c["bytes"]))
+
     def static_bytes(self):
         return sum(c["count"] * c["bytes"] for c in self.configs.values())
 
@@ -235,8 +240,7 @@ def _compile_failure(record):
     None: compiled, as the launch was specialized, before a task is written for it."""
     import triton
     from triton.backends.compiler import GPUTarget
-    main = max((record.configs[k] for k in record.order), key=lambda c: (c["count"], c["bytes"]))
-    signature, constexprs, attrs, options = main["specialization"]
+    signature, constexprs, attrs, options = record.main_config()["specialization"]
     try:
         triton.compile(triton.compiler.ASTSource(record.fn, signature, constexprs, attrs),
                        target=GPUTarget("cuda", 90, 32), options=options.__dict__)

@@ -22,6 +22,15 @@ def capture(out, *program, options=(), cwd=None):
     return done, summary
 
 
+def verify_on_cpu(tmp_path, *tasks):
+    """tools/verify_shapes.py over `tasks` under Triton's interpreter: one reply per task, in order."""
+    result = tmp_path / "verified.jsonl"
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "verify_shapes.py"), "--device", "cpu", "--out",
+                    str(result), *map(str, tasks)], capture_output=True, text=True,
+                   env=dict(ENV, TRITON_INTERPRET="1"), timeout=600)
+    return [json.loads(line) for line in result.read_text().splitlines()]
+
+
 @pytest.fixture(scope="module")
 def captured(tmp_path_factory):
     out = tmp_path_factory.mktemp("captured")
@@ -111,12 +120,8 @@ print(json.dumps([t.CONFIGS[0][1]["data"], int(idx.min()), int(idx.max()), str(i
 @pytest.mark.parametrize("name", ["row_sum_kernel", "gather_kernel"])
 def test_a_captured_task_verifies_at_every_captured_shape(captured, tmp_path, name):
     out, _ = captured
-    result = tmp_path / "verified.jsonl"
-    done = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "verify_shapes.py"), "--device", "cpu",
-                           "--out", str(result), str(out / f"{name}.py")], capture_output=True, text=True,
-                          env=dict(ENV, TRITON_INTERPRET="1"), timeout=600)
-    line = json.loads(result.read_text())
-    assert line.get("passed"), (line, done.stdout, done.stderr)
+    [line] = verify_on_cpu(tmp_path, out / f"{name}.py")
+    assert line.get("passed"), line
     assert line["test_inputs_checked"] == {"row_sum_kernel": 3, "gather_kernel": 1}[name]
 
 
@@ -203,11 +208,7 @@ def test_a_library_kernel_is_captured_into_a_task_that_verifies(tmp_path, entry)
     else:
         assert "Y_stride, None, loss_ptr, None, loss_stride" in text and "lse_square_scale=0.0" in text
         assert '"sentinels": [-100]' in text or '"values": [-100' in text
-    result = tmp_path / "verified.jsonl"
-    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "verify_shapes.py"), "--device", "cpu", "--out",
-                    str(result), kernel["task"]], capture_output=True, text=True,
-                   env=dict(ENV, TRITON_INTERPRET="1"), timeout=600)
-    line = json.loads(result.read_text())
+    [line] = verify_on_cpu(tmp_path, kernel["task"])
     assert line.get("passed"), line
 
 
@@ -240,11 +241,7 @@ def test_a_module_with_autograd_kernels_is_captured_forward_and_backward(tmp_pat
     text = open(k["bwd_kernel"]["task"]).read()
     # The incoming gradient of .sum() is all ones, and is drawn as such; dx (written) is drawn at random.
     assert '"data": {"kind": "float", "mean": 1.0, "std": 0.0, "min": 1.0, "max": 1.0}' in text
-    result = tmp_path / "verified.jsonl"
-    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "verify_shapes.py"), "--device", "cpu", "--out",
-                    str(result), k["fwd_kernel"]["task"], k["bwd_kernel"]["task"]], capture_output=True, text=True,
-                   env=dict(ENV, TRITON_INTERPRET="1"), timeout=600)
-    lines = [json.loads(line) for line in result.read_text().splitlines()]
+    lines = verify_on_cpu(tmp_path, k["fwd_kernel"]["task"], k["bwd_kernel"]["task"])
     assert len(lines) == 2 and all(line.get("passed") for line in lines), lines
 
 
@@ -263,9 +260,5 @@ def test_a_training_step_of_an_installed_library_is_captured_forward_and_backwar
     # (The RMSNorm forward calls libdevice's rsqrt, which Triton's interpreter cannot run.)
     tasks = [k[name]["task"] for name in ("_swiglu_forward_kernel", "_swiglu_backward_kernel",
                                           "liger_cross_entropy_kernel", "_rms_norm_backward_kernel")]
-    result = tmp_path / "verified.jsonl"
-    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "verify_shapes.py"), "--device", "cpu", "--out",
-                    str(result), *tasks], capture_output=True, text=True, env=dict(ENV, TRITON_INTERPRET="1"),
-                   timeout=600)
-    lines = [json.loads(line) for line in result.read_text().splitlines()]
+    lines = verify_on_cpu(tmp_path, *tasks)
     assert len(lines) == 4 and all(line.get("passed") for line in lines), lines

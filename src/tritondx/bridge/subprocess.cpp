@@ -58,6 +58,28 @@ std::vector<std::string> merged_environment(const std::map<std::string, std::str
   return env;
 }
 
+// argv and the merged environment as the NULL-terminated arrays posix_spawnp takes (pointing into
+// this object, which must outlive the call).
+class SpawnArrays {
+ public:
+  SpawnArrays(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env)
+      : env_strings_(merged_environment(env)) {
+    for (const auto& a : argv) args_.push_back(const_cast<char*>(a.c_str()));
+    args_.push_back(nullptr);
+    for (auto& e : env_strings_) envp_.push_back(e.data());
+    envp_.push_back(nullptr);
+  }
+  SpawnArrays(const SpawnArrays&) = delete;
+  SpawnArrays& operator=(const SpawnArrays&) = delete;
+  char* const* args() const { return args_.data(); }
+  char* const* envp() const { return envp_.data(); }
+
+ private:
+  std::vector<std::string> env_strings_;
+  std::vector<char*> args_;
+  std::vector<char*> envp_;
+};
+
 }  // namespace
 
 SpawnedProcess spawn_with_pipes(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
@@ -74,16 +96,9 @@ SpawnedProcess spawn_with_pipes(const std::vector<std::string>& argv, const std:
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attr, 0);
 
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  auto env_strings = merged_environment(env);
-  std::vector<char*> envp;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
+  SpawnArrays arrays(argv, env);
   SpawnedProcess child;
-  int rc = posix_spawnp(&child.pid, args[0], &actions, &attr, args.data(), envp.data());
+  int rc = posix_spawnp(&child.pid, arrays.args()[0], &actions, &attr, arrays.args(), arrays.envp());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) throw std::system_error(rc, std::generic_category(), "cannot start " + argv[0]);
@@ -146,15 +161,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
 }
 
 int run_attached(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  auto env_strings = merged_environment(env);
-  std::vector<char*> envp;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  SpawnArrays arrays(argv, env);
   pid_t pid = -1;
-  int rc = posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), envp.data());
+  int rc = posix_spawnp(&pid, arrays.args()[0], nullptr, nullptr, arrays.args(), arrays.envp());
   if (rc != 0) throw std::system_error(rc, std::generic_category(), "cannot start " + argv[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
