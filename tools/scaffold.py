@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Scaffold a new ladder rule or rewrite recipe (clang-tidy's add_new_check.py, for tritondx).
 
+Longer than 500 lines because it holds the template of every file a new rule or recipe needs
+(source, header, doc page, fixtures) beside the code that writes and registers them.
+
 Usage (from the repository root, or with --root):
 
     python3 tools/scaffold.py rule l2 narrow-thing --description "One sentence: what it finds."

@@ -1,5 +1,7 @@
 // `tritondx optimize` end to end on this machine (no GPU): the search runs, the report and the
 // store are written, and a run killed mid-way resumes losing at most the candidate in flight.
+// Longer than 500 lines because each test is one end-to-end scenario of the same command over
+// the same fixtures; split by scenario, the shared helpers would need a header of their own.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>

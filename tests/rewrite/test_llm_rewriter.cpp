@@ -1,6 +1,8 @@
 // The LLM rewriter end to end against the scripted server and the real Python bridge: the
 // prompt it sends (source, findings with evidence, constraints, proposals), the candidate it
 // splices into examples/softmax.py, and the replies it rejects with a reason.
+// Longer than 500 lines because every reply shape the rewriter must accept or reject is one test
+// over the same scripted server and bridge.
 #include <gtest/gtest.h>
 
 #include <filesystem>

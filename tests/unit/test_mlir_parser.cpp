@@ -2,6 +2,7 @@
 // from tests/fixtures/mlir/README.md's kernels; the official triton-3.6.0/ fixtures when
 // present), inline snippets for single forms, and malformed inputs whose expected error sits in
 // their own first lines (tests/fixtures/mlir/malformed/).
+// Longer than 500 lines because it covers every op form the parser reads, one test each.
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -33,6 +33,9 @@ struct Definition {
   int line = 0, col = 0;          // where the name becomes visible (statement end, For target end)
 };
 
+// How deep the value, range, shape and root inference of an expression goes (the flow visit: 4x).
+inline constexpr int kMaxExpressionDepth = 48;
+
 bool is_pow2(long long v);
 long long next_pow2(long long v);   // smallest power of two >= v (v >= 1)
 long long pow2_floor(long long v);  // largest power of two <= v (v >= 1)
