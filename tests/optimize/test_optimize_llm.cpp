@@ -91,5 +91,50 @@ TEST(OptimizeLlm, RepliesBecomeCandidatesOrReasonsAndEveryCallIsStored) {
   unsetenv("TRITONDX_LLM_API_KEY");
 }
 
+// --no-recipes (an LLM-only run, the ablation's search): the LLM's candidates alone, and its
+// first call already carries the findings of every level (here the L3 ones, which the escalation
+// would only reach after the L1 and L2 recipes).
+TEST(OptimizeLlm, WithoutRecipesOnlyTheLlmProposesAndGetsEveryLevelAtOnce) {
+  FakeChatServer server;
+  server.push(FakeReply::chat(kOnePassSoftmax, "stop", 1200, 300));
+  setenv("TRITONDX_LLM_BASE_URL", server.base_url().c_str(), 1);
+  setenv("TRITONDX_LLM_MODEL", "fake-model", 1);
+
+  fs::path out = fs::temp_directory_path() / "tritondx-optimize-tests" / "llm-only";
+  fs::remove_all(out);
+  OptimizeOptions o;
+  o.task_path = (fs::path(TRITONDX_SOURCE_DIR) / "examples" / "softmax.py").string();
+  o.out_dir = out.string();
+  o.gpu = GpuMode::Off;
+  o.llm = true;
+  o.recipes = false;
+  o.max_candidates = 4;
+  o.max_depth = 1;
+  Bridge bridge(BridgeConfig::from_environment());
+  auto r = optimize(bridge, o);
+  ASSERT_TRUE(r.has_value()) << r.error().to_string();
+
+  ASSERT_EQ(server.received().size(), 1u);  // depth 1: the original is the only parent
+  std::string prompt = server.received()[0].json.dump();
+  EXPECT_NE(prompt.find("(L0"), std::string::npos);
+  EXPECT_NE(prompt.find("(L3"), std::string::npos) << prompt;
+  ASSERT_EQ(r->nodes.size(), 2u);
+  EXPECT_EQ(r->nodes[1].candidate.rewriter, "llm");
+  unsetenv("TRITONDX_LLM_BASE_URL");
+  unsetenv("TRITONDX_LLM_MODEL");
+}
+
+TEST(OptimizeLlm, WithoutRecipesAndWithoutTheLlmNothingWouldProposeAndItSaysSo) {
+  OptimizeOptions o;
+  o.task_path = (fs::path(TRITONDX_SOURCE_DIR) / "examples" / "softmax.py").string();
+  o.out_dir = (fs::temp_directory_path() / "tritondx-optimize-tests" / "no-recipes").string();
+  o.gpu = GpuMode::Off;
+  o.recipes = false;
+  Bridge bridge(BridgeConfig::from_environment());
+  auto r = optimize(bridge, o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message.find("--no-recipes leaves nothing to propose candidates: add --llm"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tdx

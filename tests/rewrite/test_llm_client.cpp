@@ -77,6 +77,39 @@ TEST(LlmConfigTest, ReadsTheEnvironment) {
   EXPECT_EQ(c->origin, "environment");
 }
 
+// A local model needs minutes per reply: the timeout, the token cap and the temperature come
+// from the environment too (scripts/local-llm.sh env prints them).
+TEST(LlmConfigTest, ReadsNumericSettingsFromTheEnvironment) {
+  auto c = load_llm_config("", env_of({{"TRITONDX_LLM_BASE_URL", "http://h/v1"},
+                                       {"TRITONDX_LLM_MODEL", "m"},
+                                       {"TRITONDX_LLM_TIMEOUT_S", "900"},
+                                       {"TRITONDX_LLM_MAX_TOKENS", "3000"},
+                                       {"TRITONDX_LLM_TEMPERATURE", "0"},
+                                       {"HOME", "/nonexistent"}}));
+  ASSERT_TRUE(c.has_value()) << c.error().to_string();
+  EXPECT_EQ(c->timeout_s, 900);
+  EXPECT_EQ(c->max_tokens, 3000);
+  EXPECT_EQ(c->temperature, 0);
+}
+
+TEST(LlmConfigTest, ANumericSettingThatIsNotANumberIsNamed) {
+  auto c = load_llm_config("", env_of({{"TRITONDX_LLM_BASE_URL", "http://h/v1"},
+                                       {"TRITONDX_LLM_MODEL", "m"},
+                                       {"TRITONDX_LLM_TIMEOUT_S", "15min"},
+                                       {"HOME", "/nonexistent"}}));
+  ASSERT_FALSE(c.has_value());
+  EXPECT_EQ(c.error().message, "TRITONDX_LLM_TIMEOUT_S is not a number: '15min'");
+}
+
+TEST(LlmConfigTest, ANumericSettingOutOfRangeIsRejected) {
+  auto c = load_llm_config("", env_of({{"TRITONDX_LLM_BASE_URL", "http://h/v1"},
+                                       {"TRITONDX_LLM_MODEL", "m"},
+                                       {"TRITONDX_LLM_MAX_TOKENS", "0"},
+                                       {"HOME", "/nonexistent"}}));
+  ASSERT_FALSE(c.has_value());
+  EXPECT_NE(c.error().message.find("max_tokens must be positive"), std::string::npos);
+}
+
 TEST(LlmConfigTest, OpenAiKeyAloneMeansOpenAi) {
   auto c = load_llm_config("", env_of({{"OPENAI_API_KEY", "sk"}, {"OPENAI_MODEL", "gpt-x"}, {"HOME", "/nonexistent"}}));
   ASSERT_TRUE(c.has_value()) << c.error().to_string();

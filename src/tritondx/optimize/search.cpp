@@ -296,10 +296,11 @@ Expected<void> Search::expand(size_t index) {
                        [](const Finding& a, const Finding& b) { return priority(a) > priority(b); });
       RecipeRewriter recipes(recipes_);
       RewriteRequest request{ctx, findings, constraints(ctx)};
-      for (auto& a : recipes.propose(request)) {
-        attempts.push_back(std::move(a));
-        calls.emplace_back();
-      }
+      if (o_.recipes)
+        for (auto& a : recipes.propose(request)) {
+          attempts.push_back(std::move(a));
+          calls.emplace_back();
+        }
       if (llm_ && !llm_asked_.contains(parent_id * 16 + static_cast<long long>(escalation_))) {
         llm_asked_.insert(parent_id * 16 + static_cast<long long>(escalation_));
         auto llm_attempts = llm_->propose(request);

@@ -36,6 +36,11 @@ Expected<void> Search::setup() {
   fs::create_directories(candidates_dir_, ec);
   if (ec) return fail(Stage::Store, fmt::format("cannot create {}: {}", candidates_dir_.string(), ec.message()));
   fs::create_directories(fs::path(r_.store_path).parent_path(), ec);
+  if (!o_.recipes && !o_.llm)
+    return fail(Stage::Task, "--no-recipes leaves nothing to propose candidates: add --llm (docs/llm.md)");
+  // Without recipes, the escalation (the cheap levels' recipes first) has nothing to try
+  // before the top level: the LLM gets every finding at its first call.
+  if (!o_.recipes) escalation_ = kFullyExpanded;
   if (o_.llm) {
     auto config = load_llm_config(o_.llm_config);
     if (!config) return std::unexpected(config.error());

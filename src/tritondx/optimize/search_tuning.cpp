@@ -43,7 +43,7 @@ std::optional<size_t> Search::tuning_rival(size_t best) const {
 // After the search: what blind tuning finds on top of the rewrites, on the best kernel and on its
 // rival (tuning_rival), if it has one.
 Expected<void> Search::tune_launch() {
-  if (!r_.gpu || !o_.tune) return {};
+  if (!r_.gpu || !o_.tune || !o_.recipes) return {};
   for (const auto& n : r_.nodes)
     if (n.candidate.recipe == "launch-tune") return {};  // a resumed run that was tuned already
   size_t best = best_index();

@@ -1,5 +1,6 @@
 #include "tritondx/rewrite/llm/llm_config.h"
 
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -57,6 +58,20 @@ std::optional<std::string> first_env(const EnvLookup& env, std::initializer_list
   for (const char* n : names)
     if (auto v = env(n); v && !v->empty()) return v;
   return std::nullopt;
+}
+
+// A numeric setting from the environment: whether it was set; a value that is not a number is an
+// error naming the variable.
+template <typename T>
+Expected<bool> numeric_env(const EnvLookup& env, const char* name, T& out) {
+  auto v = env(name);
+  if (!v || v->empty()) return false;
+  T parsed{};
+  auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), parsed);
+  if (ec != std::errc() || end != v->data() + v->size())
+    return fail(Stage::Llm, fmt::format("{} is not a number: '{}'", name, *v));
+  out = parsed;
+  return true;
 }
 
 // A file setting of the expected JSON type, or an error naming the file and key.
@@ -145,6 +160,10 @@ Expected<LlmConfig> load_llm_config(const std::string& path, const EnvLookup& en
   if (auto v = first_env(env, {"TRITONDX_LLM_BASE_URL", "OPENAI_BASE_URL"})) c.base_url = *v, from_env = true;
   if (auto v = first_env(env, {"TRITONDX_LLM_MODEL", "OPENAI_MODEL"})) c.model = *v, from_env = true;
   if (auto v = first_env(env, {"TRITONDX_LLM_API_KEY", "OPENAI_API_KEY"})) c.api_key = *v, from_env = true;
+  const bool timeout_set = TDX_TRY(numeric_env(env, "TRITONDX_LLM_TIMEOUT_S", c.timeout_s));
+  const bool max_tokens_set = TDX_TRY(numeric_env(env, "TRITONDX_LLM_MAX_TOKENS", c.max_tokens));
+  const bool temperature_set = TDX_TRY(numeric_env(env, "TRITONDX_LLM_TEMPERATURE", c.temperature));
+  from_env = from_env || timeout_set || max_tokens_set || temperature_set;
   if (from_env) c.origin = c.origin.empty() ? "environment" : c.origin + " + environment";
   if (c.base_url.empty() && !c.api_key.empty()) c.base_url = "https://api.openai.com/v1";
   if (c.base_url.empty())
