@@ -66,3 +66,11 @@ def bytes_moved(a, b):
 
 
 TOLERANCE = {"rtol": 1e-2, "atol": 1e-2}
+
+
+def make_test_inputs(device):
+    # Shapes every rewrite is also verified at, small enough for Triton's CPU interpreter: one
+    # tile, edges in every dimension (M, N, K not multiples of the tiles), and a skinny product.
+    def pair(m, k, n):
+        return (torch.randn(m, k, device=device, dtype=torch.float16), torch.randn(k, n, device=device, dtype=torch.float16))
+    return [pair(64, 64, 64), pair(129, 65, 257), pair(1, 300, 33)]

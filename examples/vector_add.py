@@ -41,3 +41,9 @@ def bytes_moved(x, y):
 
 
 TOLERANCE = {"rtol": 1e-6, "atol": 1e-6}
+
+
+def make_test_inputs(device):
+    # Sizes every rewrite is also verified at, small enough for Triton's CPU interpreter: one
+    # element, a partial block, and a few blocks plus a remainder.
+    return [tuple(torch.randn(n, device=device, dtype=torch.float32) for _ in range(2)) for n in (1, 1000, 100_003)]

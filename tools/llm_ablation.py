@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+"""The evidence ablation of the LLM rewriter (issue 27; docs/llm.md): the same kernels and model,
+prompted with (a) the full diagnosis, (b) only the measured kernel-level symptoms, (c) none.
+
+    # here, against a live endpoint (scripts/local-llm.sh start; eval "$(scripts/local-llm.sh env)"):
+    python3 tools/llm_ablation.py run --out results/llm-ablation/DATE \\
+        examples/softmax.py=tests/fixtures/recordings/softmax bench/suite/reduction/row_sum.py=REC ...
+    # on the GPU machine (the model cannot go there): every candidate that passed the CPU checks,
+    # verified against its task's reference and timed against the original, interleaved
+    python3 tools/llm_ablation.py verify --out results/llm-ablation/DATE --tritondx build-dev/tritondx
+    # the tables (summary.json, summary.md), from whatever the two steps have written
+    python3 tools/llm_ablation.py summarize --out results/llm-ablation/DATE
+
+`run` is `tritondx optimize TASK --gpu off --llm --no-recipes --llm-evidence ARM` per kernel and
+arm (TASK=DIR gives the kernel's GPU recording, so its L1 findings and symptoms are measured
+ones). Each (kernel, arm) writes WORK/KERNEL/ARM/ (--work, outside the repository: stores and
+compile artifacts) and is skipped when its report.json exists, so a cut run resumes. The out
+folder gets what is kept: calls.jsonl (every call with its reply), the candidates' and originals'
+sources (candidates/KERNEL/ARM/), gpu.json from `verify`, and the summary. Every LLM call is read back from the run's store: latency, tokens, status,
+the raw reply, and what became of it (no code, not spliced, compile error, integrity violation,
+or a candidate whose re-diagnosis says whether the targeted finding is gone).
+"""
+import argparse
+import json
+import math
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ARMS = ("full", "symptom", "none")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def kernel_name(task: Path) -> str:
+    parts = task.with_suffix("").parts
+    return "__".join(parts[-2:]) if "suite" in parts or "corpus" in parts else parts[-1]
+
+
+# ---------------------------------------------------------------- run (CPU, live endpoint)
+
+def run_one(tritondx: str, task: Path, recording: str | None, arm: str, out: Path, args) -> dict:
+    cmd = [tritondx, "optimize", str(task), "--gpu", "off", "--llm", "--no-recipes", "--llm-evidence", arm,
+           "--max-candidates", str(args.max_candidates), "--max-depth", str(args.max_depth),
+           "--max-seconds", str(args.max_seconds), "--out", str(out), "-q"]
+    if recording:
+        cmd += ["--recording", recording]
+    started = time.time()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    (out / "optimize.log").write_text(" ".join(cmd) + "\n\n" + proc.stdout + proc.stderr)
+    return {"exit": proc.returncode, "seconds": round(time.time() - started, 1), "command": cmd}
+
+
+def cmd_run(args) -> int:
+    for var in ("TRITONDX_LLM_BASE_URL", "TRITONDX_LLM_MODEL"):
+        if not os.environ.get(var):
+            sys.exit(f"llm_ablation: {var} is not set (scripts/local-llm.sh start prints the settings)")
+    for spec in args.tasks:
+        task, _, recording = spec.partition("=")
+        task_path = Path(task)
+        if not task_path.exists():
+            sys.exit(f"llm_ablation: no task file {task}")
+        if recording and not Path(recording, "run.json").exists():
+            sys.exit(f"llm_ablation: {recording} is not a GPU recording (no run.json)")
+        for arm in args.arms.split(","):
+            run_dir = Path(args.work) / kernel_name(task_path) / arm
+            if (run_dir / "report.json").exists():
+                interpret_candidates(run_dir)
+                print(f"{kernel_name(task_path)} {arm}: kept from an earlier run", flush=True)
+                continue
+            run_dir.mkdir(parents=True, exist_ok=True)
+            meta = run_one(args.tritondx, task_path, recording or None, arm, run_dir, args)
+            meta.update({"task": task, "recording": recording or None, "arm": arm,
+                         "model": os.environ["TRITONDX_LLM_MODEL"]})
+            (run_dir / "run-meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+            interpret_candidates(run_dir)
+            calls = read_calls(run_dir)
+            print(f"{kernel_name(task_path)} {arm}: exit {meta['exit']}, {meta['seconds']} s, "
+                  f"{len(calls)} calls: {', '.join(c['outcome'] for c in calls) or '-'}", flush=True)
+    return cmd_summarize(args)
+
+
+def interpret_candidates(run_dir: Path) -> None:
+    """Each candidate that passed the CPU checks, verified against its task's reference at the
+    task's test inputs under Triton's CPU interpreter (the bridge's verify verb, device cpu, no
+    make_inputs draw): correctness without a GPU. Written to interpreter.json, by candidate id."""
+    path = run_dir / "interpreter.json"
+    done = json.loads(path.read_text()) if path.exists() else {}
+    report = json.loads((run_dir / "report.json").read_text())
+    for node in report.get("candidates", []):
+        if node.get("rewriter") != "llm" or node.get("reject") or str(node["id"]) in done:
+            continue
+        request = {"task": node["path"], "device": "cpu", "draws": 0, "timeout_s": 600}
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+        try:
+            proc = subprocess.run([sys.executable, "-m", "tritondx_bridge", "verify"], input=json.dumps(request),
+                                  capture_output=True, text=True, env=env, timeout=660)
+            reply = json.loads(proc.stdout)
+        except (subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+            reply = {"ok": False, "error": {"message": f"no reply: {e}"}}
+        if reply.get("ok"):
+            c = reply["correctness"]
+            failures = [f["message"] for d in c["draws"] for f in d["failures"]]
+            done[str(node["id"])] = {"correct": bool(c["passed"]) and c["test_inputs_checked"] > 0,
+                                     "checked": c["test_inputs_checked"], "why": "; ".join(failures[:2]) or None}
+        else:
+            done[str(node["id"])] = {"correct": False, "checked": 0,
+                                     "why": (reply.get("error") or {}).get("message", "verify failed")[:300]}
+        path.write_text(json.dumps(done, indent=1) + "\n")
+
+
+# ---------------------------------------------------------------- reading a run back
+
+def read_calls(run_dir: Path) -> list[dict]:
+    """One record per LLM request (its retries folded in), with what became of its reply."""
+    report_path = run_dir / "report.json"
+    if not report_path.exists():
+        return []
+    report = json.loads(report_path.read_text())
+    nodes = {c["id"]: c for c in report.get("candidates", [])}
+    # Replies that made no candidate, in the order the search met them.
+    unbuilt = [a for a in report.get("attempts", []) if a.get("rewriter") == "llm" and a.get("outcome") != "evaluated"]
+    interpreted = json.loads((run_dir / "interpreter.json").read_text()) if (run_dir / "interpreter.json").exists() else {}
+    db = sqlite3.connect(f"file:{report['store']}?mode=ro", uri=True)
+    rows = db.execute("SELECT id, candidate_id, attempt, status, prompt_tokens, completion_tokens, latency_s, "
+                      "request, reply, error FROM llm_calls WHERE run_id = ? ORDER BY id", (report["run_id"],)).fetchall()
+    db.close()
+    requests: list[list[tuple]] = []
+    for row in rows:
+        if row[2] == 1 or not requests:
+            requests.append([])
+        requests[-1].append(row)
+    calls = []
+    for tries in requests:
+        last = tries[-1]
+        _, candidate_id, _, status, prompt_tokens, completion_tokens, _, request, reply, error = last
+        body = json.loads(request) if request else {}
+        body = json.loads(body) if isinstance(body, str) else body  # stored as the body's JSON text
+        call = {"status": status, "tries": len(tries), "latency_s": round(sum(t[6] or 0 for t in tries), 2),
+                "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "error": error,
+                "prompt_chars": sum(len(m.get("content", "")) for m in body.get("messages", []))}
+        body = None
+        try:
+            body = json.loads(reply) if reply else None
+        except json.JSONDecodeError:
+            pass
+        if isinstance(body, dict) and body.get("choices"):
+            choice = body["choices"][0]
+            call["finish_reason"] = choice.get("finish_reason")
+            call["reply"] = (choice.get("message") or {}).get("content")
+        else:
+            call["reply"] = reply
+        if status != "ok":
+            call["outcome"] = "call-failed"
+        elif candidate_id is not None and candidate_id in nodes:
+            node = nodes[candidate_id]
+            call["candidate"] = candidate_id
+            call["candidate_path"] = node.get("path")
+            call["original_path"] = nodes.get(report["original"], {}).get("path")
+            stage = (node.get("reject") or {}).get("stage")
+            call["reject"] = node.get("reject")
+            call["outcome"] = {"compile": "compile-error", "integrity": "integrity-violation"}.get(stage, stage or "candidate")
+            if str(candidate_id) in interpreted:
+                call["interpreter"] = interpreted[str(candidate_id)]
+            gone = node.get("target_gone")
+            call["target_gone"] = gone.get("gone") if gone else None
+            call["target_note"] = gone.get("note") if gone else None
+        else:
+            attempt = unbuilt.pop(0) if unbuilt else {}
+            call["outcome"] = "duplicate" if attempt.get("outcome") == "duplicate" else "not-spliced"
+            call["reason"] = attempt.get("reason")
+        calls.append(call)
+    return calls
+
+
+def geomean(values: list[float]) -> float | None:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def cmd_summarize(args) -> int:
+    out = Path(args.out)
+    gpu = json.loads((out / "gpu.json").read_text()) if (out / "gpu.json").exists() else {}
+    gpu_by_path = {c["candidate_path"]: c for c in gpu.get("candidates", [])}
+    kernels, per_arm, all_calls = set(), {arm: [] for arm in ARMS}, []
+    model = None
+    for meta_path in sorted(Path(args.work).glob("*/*/run-meta.json")):
+        meta = json.loads(meta_path.read_text())
+        model = model or meta.get("model")
+        kernel = meta_path.parent.parent.name
+        kernels.add(kernel)
+        for i, call in enumerate(read_calls(meta_path.parent)):
+            call.update({"kernel": kernel, "arm": meta["arm"], "call": i + 1})
+            # The sources travel in the repository (the GPU machine verifies them from there).
+            for key in ("candidate_path", "original_path"):
+                if call.get(key) and Path(call[key]).exists():
+                    kept = out / "candidates" / kernel / meta["arm"] / Path(call[key]).name
+                    kept.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(call[key], kept)
+                    kept = kept.resolve()
+                    call[key] = str(kept.relative_to(ROOT)) if kept.is_relative_to(ROOT) else str(kept)
+            rel = call.get("candidate_path")
+            if rel:
+                if rel in gpu_by_path:
+                    call["gpu"] = gpu_by_path[rel]
+            per_arm.setdefault(meta["arm"], []).append(call)
+            all_calls.append(call)
+    with open(out / "calls.jsonl", "w") as f:
+        for c in all_calls:
+            f.write(json.dumps(c) + "\n")
+    rows = []
+    for arm, calls in per_arm.items():
+        if not calls:
+            continue
+        ok = [c for c in calls if c["status"] == "ok"]
+        built = [c for c in ok if "candidate" in c]
+        compiled = [c for c in built if c["outcome"] != "compile-error"]
+        honest = [c for c in compiled if c["outcome"] != "integrity-violation"]
+        gone = [c for c in honest if c.get("target_gone")]
+        cpu_correct = [c for c in honest if c.get("interpreter", {}).get("correct")]
+        verified = [c for c in honest if c.get("gpu", {}).get("correct")]
+        faster = [c for c in verified if (c["gpu"].get("speedup") or 0) > 1.0]
+        # Per kernel, what the search would keep: its best verified candidate, else the original.
+        best = {}
+        for c in verified:
+            best[c["kernel"]] = max(best.get(c["kernel"], 1.0), c["gpu"]["speedup"] or 1.0)
+        arm_kernels = sorted({c["kernel"] for c in calls})
+        gpu_ran = bool(gpu) and any("gpu" in c or not c.get("candidate") for c in calls)
+        rows.append({
+            "arm": arm, "kernels": len(arm_kernels), "calls": len(calls), "replies": len(ok),
+            "candidates": len(built), "compiled": len(compiled), "integrity_passed": len(honest),
+            "target_gone": len(gone), "correct_interpreter": len(cpu_correct),
+            "verified": len(verified) if gpu_ran else None, "faster": len(faster) if gpu_ran else None,
+            "speedup_geomean": geomean([best.get(k, 1.0) for k in arm_kernels]) if gpu_ran else None,
+            "best_speedup": max(best.values()) if best else None,
+            "latency_median_s": statistics.median([c["latency_s"] for c in calls]),
+            "prompt_tokens_median": statistics.median([c["prompt_tokens"] or 0 for c in ok]) if ok else None,
+            "completion_tokens_median": statistics.median([c["completion_tokens"] or 0 for c in ok]) if ok else None,
+            "outcomes": {o: sum(1 for c in calls if c["outcome"] == o) for o in sorted({c["outcome"] for c in calls})},
+        })
+    summary = {"model": model, "kernels": sorted(kernels), "arms": rows, "gpu": gpu.get("device")}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (out / "summary.md").write_text(render_markdown(summary, all_calls))
+    print((out / "summary.md").read_text())
+    return 0
+
+
+def pct(n, d) -> str:
+    return f"{n}/{d} ({100 * n / d:.0f}%)" if d else "-"
+
+
+def render_markdown(summary: dict, calls: list[dict]) -> str:
+    md = [f"# LLM evidence ablation: {summary['model']}", "",
+          f"Kernels ({len(summary['kernels'])}): {', '.join(summary['kernels'])}.",
+          f"GPU verification: {summary['gpu'] or 'not run'}.", "",
+          "| arm | calls | replies | code spliced | compiled | integrity passed | target gone | correct (CPU interpreter) | "
+          "verified on GPU | faster | speedup geomean (best kept per kernel) | median latency s | median tokens in/out |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in summary["arms"]:
+        n = r["calls"]
+        gpu_cols = ([pct(r["verified"], n), pct(r["faster"], n), f"{r['speedup_geomean']:.2f}x"]
+                    if r["verified"] is not None else ["not run"] * 3)
+        md.append(f"| {r['arm']} | {n} | {pct(r['replies'], n)} | {pct(r['candidates'], n)} | {pct(r['compiled'], n)} | "
+                  f"{pct(r['integrity_passed'], n)} | {pct(r['target_gone'], n)} | {pct(r['correct_interpreter'], n)} | " +
+                  " | ".join(gpu_cols) +
+                  f" | {r['latency_median_s']:.0f} | {r['prompt_tokens_median']}/{r['completion_tokens_median']} |")
+    md += ["", "Rates are over the calls of the arm. Outcomes per arm: " +
+           "; ".join(f"{r['arm']}: " + ", ".join(f"{k} {v}" for k, v in r["outcomes"].items()) for r in summary["arms"]),
+           "", "## Calls", "",
+           "| kernel | arm | call | outcome | target gone | interpreter | GPU | latency s | tokens in/out | why |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for c in sorted(calls, key=lambda c: (c["kernel"], ARMS.index(c["arm"]) if c["arm"] in ARMS else 9, c["call"])):
+        why = c.get("reason") or (c.get("reject") or {}).get("reason") or c.get("error") or ""
+        why = why.replace("|", "\\|").replace("\n", " ")[:160]
+        g = c.get("gpu")
+        gpu_text = "-" if not g else (f"correct, {g['speedup']:.2f}x" if g.get("correct") and g.get("speedup")
+                                      else ("correct" if g.get("correct") else "wrong: " + (g.get("why") or "")[:60]))
+        gone = {True: "yes", False: "no", None: "-"}[c.get("target_gone")]
+        i = c.get("interpreter")
+        interp = "-" if not i else ("correct" if i["correct"] else "wrong: " + (i.get("why") or "")[:60].replace("|", "\\|"))
+        md.append(f"| {c['kernel']} | {c['arm']} | {c['call']} | {c['outcome']} | {gone} | {interp} | {gpu_text} | "
+                  f"{c['latency_s']:.0f} | {c.get('prompt_tokens')}/{c.get('completion_tokens')} | {why} |")
+    return "\n".join(md) + "\n"
+
+
+# ---------------------------------------------------------------- verify (on the GPU machine)
+
+def cmd_verify(args) -> int:
+    out = Path(args.out)
+    gpu_path = out / "gpu.json"
+    done = json.loads(gpu_path.read_text()) if gpu_path.exists() else {"candidates": []}
+    seen = {c["candidate_path"] for c in done["candidates"]}
+    todo = []
+    for line in (out / "calls.jsonl").read_text().splitlines():
+        c = json.loads(line)
+        if c.get("candidate_path") and c["outcome"] == "candidate" and c["candidate_path"] not in seen:
+            todo.append(c)
+    import torch  # the GPU machine's
+    done["device"] = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    if not done["device"]:
+        sys.exit("llm_ablation verify: no GPU visible")
+    for c in todo:
+        cand = ROOT / c["candidate_path"]
+        original = ROOT / c["original_path"]  # the search's frozen copy of the initial kernel
+        rec = {"candidate_path": c["candidate_path"], "kernel": c["kernel"], "arm": c["arm"]}
+        proc = subprocess.run([args.tritondx, "run", str(cand), "--format", "json"], capture_output=True, text=True,
+                              timeout=args.timeout)
+        try:
+            report = json.loads(proc.stdout)
+            m = report.get("measurement") or {}
+            rec["correct"] = bool(m.get("correct")) and bool(m.get("recheck_passed", True))
+            rec["why"] = "; ".join(f.get("message", "") for f in m.get("failures", [])) or None
+        except json.JSONDecodeError:
+            rec["correct"] = False
+            rec["why"] = (proc.stderr.strip().splitlines() or ["no report"])[-1][:300]
+        if rec["correct"]:
+            req = {"tasks": [str(original), str(cand)], "rounds": args.rounds}
+            cmp = subprocess.run([sys.executable, "-m", "tritondx_bridge", "compare"], input=json.dumps(req),
+                                 capture_output=True, text=True, timeout=args.timeout,
+                                 env={**os.environ, "PYTHONPATH": str(ROOT / "python")})
+            try:
+                reply = json.loads(cmp.stdout)
+                if not reply.get("ok"):
+                    raise KeyError(reply.get("error", {}).get("message", "compare failed"))
+                tasks = reply["tasks"]
+                ratios = [a / b for a, b in zip(tasks[0]["round_ms"], tasks[1]["round_ms"])]
+                rec["speedup"] = statistics.median(ratios)
+                rec["original_ms"] = statistics.median(tasks[0]["round_ms"])
+                rec["candidate_ms"] = statistics.median(tasks[1]["round_ms"])
+            except (json.JSONDecodeError, KeyError, IndexError, ZeroDivisionError):
+                rec["speedup"] = None
+                rec["why"] = "compare failed: " + (cmp.stderr.strip().splitlines() or [cmp.stdout[:200]])[-1][:300]
+        done["candidates"].append(rec)
+        gpu_path.write_text(json.dumps(done, indent=1) + "\n")  # resumable, candidate by candidate
+        print(c["kernel"], c["arm"], rec.get("correct"), rec.get("speedup"), rec.get("why") or "", flush=True)
+    gpu_path.write_text(json.dumps(done, indent=1) + "\n")
+    return 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="verb", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("tasks", nargs="+", help="TASK or TASK=RECORDING_DIR")
+    r.add_argument("--arms", default=",".join(ARMS))
+    r.add_argument("--max-candidates", type=int, default=2)
+    r.add_argument("--max-depth", type=int, default=2)
+    r.add_argument("--max-seconds", type=float, default=3600)
+    v = sub.add_parser("verify")
+    v.add_argument("--rounds", type=int, default=5)
+    v.add_argument("--timeout", type=float, default=300)
+    s = sub.add_parser("summarize")
+    for q in (r, s):
+        q.add_argument("--work", help="where the runs go (default: ~/.cache/tritondx/llm-ablation/<out's name>)")
+    for q in (r, v, s):
+        q.add_argument("--out", required=True)
+        q.add_argument("--tritondx", default=str(ROOT / "build" / "tritondx"))
+    args = p.parse_args()
+    if getattr(args, "work", "missing") is None:
+        args.work = str(Path.home() / ".cache" / "tritondx" / "llm-ablation" / Path(args.out).name)
+    return {"run": cmd_run, "verify": cmd_verify, "summarize": cmd_summarize}[args.verb](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
