@@ -382,9 +382,24 @@ TEST(LlmRewriterTest, PythonWithoutJitIsNotAKernel) {
   EXPECT_NE(r.error().find("@triton.jit"), std::string::npos) << r.error();
 }
 
-TEST(LlmRewriterTest, KernelWithoutLaunchIsNotAKernel) {
-  Rewrite r({FakeReply::chat("```python\nimport triton\n\n@triton.jit\ndef softmax_kernel(x):\n    pass\n```")});
-  EXPECT_NE(r.error().find("not a kernel: the reply's code defines no launch function"), std::string::npos) << r.error();
+// The answer format says functions left out stay as they are: a reply that rewrites the kernel
+// and leaves launch out keeps the original's (a real reply did, tests/fixtures/llm_replies/).
+TEST(LlmRewriterTest, KernelWithoutLaunchKeepsTheOriginalLaunch) {
+  Rewrite r({FakeReply::chat("```python\nimport triton\n\n@triton.jit\ndef softmax_kernel(out_ptr, in_ptr, "
+                             "in_row_stride, out_row_stride, n_cols, BLOCK: tl.constexpr):\n    pass\n```")});
+  ASSERT_TRUE(r.attempts.at(0).candidate.has_value()) << r.error();
+  const auto& c = *r.attempts[0].candidate;
+  EXPECT_NE(c.source.find("    pass\n"), std::string::npos);
+  EXPECT_NE(c.source.find(original_function("launch")), std::string::npos) << c.source;
+  EXPECT_EQ(c.params["replaced"], nlohmann::json::array({"softmax_kernel"}));
+}
+
+TEST(LlmRewriterTest, NewKernelWithoutLaunchIsNotAKernel) {
+  Rewrite r({FakeReply::chat("```python\nimport triton\n\n@triton.jit\ndef better_kernel(x):\n    pass\n```")});
+  EXPECT_NE(r.error().find("not a kernel: the reply's code defines no launch function and replaces none of the "
+                           "original's @triton.jit functions"),
+            std::string::npos)
+      << r.error();
 }
 
 TEST(LlmRewriterTest, ChangedLaunchSignatureIsRejected) {

@@ -31,6 +31,12 @@ constexpr const char* kStandIns =
     "    raise NotImplementedError\n\n\n"
     "TOLERANCE = None\n";
 
+// For a reply that leaves launch out ("functions you leave out stay as they are"): the original's
+// launch is kept by the splice.
+constexpr const char* kLaunchStandIn =
+    "\n\ndef launch(*args):  # tritondx: stand-in, the original's launch is kept\n"
+    "    raise NotImplementedError\n";
+
 }  // namespace
 
 std::expected<nlohmann::json, BridgeFailure> load_source_through_bridge(const Bridge& bridge, const std::string& source,
@@ -59,6 +65,8 @@ Expected<ReplyCode> parse_reply_code(const Bridge& bridge, const std::string& co
   auto lines = split_lines(code);
   out.code_lines = out.first_line - 1 + static_cast<int>(lines.size());
   auto reply = load_source_through_bridge(bridge, out.code + kStandIns, "reply");
+  if (!reply && reply.error().kind == "missing-launch")
+    reply = load_source_through_bridge(bridge, out.code + kStandIns + kLaunchStandIn, "reply");
   if (!reply) {
     const auto& f = reply.error();
     const int line = f.diagnostic.line - (out.first_line - 1);  // in the reply's own code
@@ -71,7 +79,6 @@ Expected<ReplyCode> parse_reply_code(const Bridge& bridge, const std::string& co
       return fail(Stage::Llm, fmt::format("the reply's code is not valid Python: {}{}", msg, where), std::max(line, 0));
     }
     if (f.kind == "no-jit-kernel") return fail(Stage::Llm, "not a kernel: the reply's code defines no @triton.jit function");
-    if (f.kind == "missing-launch") return fail(Stage::Llm, "not a kernel: the reply's code defines no launch function");
     if (f.kind == "import-error")
       return fail(Stage::Llm, fmt::format("the reply's code fails when imported: {}{}", f.diagnostic.message, where),
                   std::max(line, 0));
@@ -80,8 +87,7 @@ Expected<ReplyCode> parse_reply_code(const Bridge& bridge, const std::string& co
   out.task = task_from_json(*reply);
   out.module = PyModule::from_json(reply->value("module", nlohmann::json::object()));
   const PyNode* launch = out.module.function("launch");
-  if (!launch || launch->line > out.code_lines || launch->line < out.first_line)
-    return fail(Stage::Llm, "not a kernel: the reply's code defines no launch function");
+  out.has_launch = launch && launch->line <= out.code_lines && launch->line >= out.first_line;
   return out;
 }
 

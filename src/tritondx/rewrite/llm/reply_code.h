@@ -1,6 +1,6 @@
 // Taking the kernel out of an LLM reply's Python code (reply_text.h finds it): the bridge's `ast`
 // verb on it, which rejects a syntax error with Python's message and code that is not a
-// kernel (no @triton.jit function, no launch).
+// kernel (no @triton.jit function). A reply without launch keeps the original's.
 #pragma once
 
 #include <string>
@@ -22,6 +22,7 @@ struct ReplyCode {
   std::string code;     // prelude + the reply's code (what the AST's lines refer to)
   int first_line = 1;   // the reply's first line in `code`
   int code_lines = 0;   // the reply's last line in `code`
+  bool has_launch = false;  // false: the reply keeps the original's launch (splice_reply checks it may)
   Task task;       // kernels: the reply's @triton.jit functions
   PyModule module;
 };

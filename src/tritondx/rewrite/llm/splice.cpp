@@ -214,6 +214,13 @@ Expected<Splice> splice_reply(const Task& original, const PyModule& original_ast
       return fail(Stage::Llm, "the reply's launch no longer launches any @triton.jit kernel", rlaunch->line);
   }
 
+  // A reply may leave launch out (the answer format keeps what it leaves out), but then the
+  // original's launch must launch what it changed.
+  if (!rlaunch && std::none_of(out.replaced.begin(), out.replaced.end(),
+                               [&](const std::string& name) { return reply_jit.contains(name); }))
+    return fail(Stage::Llm, "not a kernel: the reply's code defines no launch function and replaces none of the "
+                            "original's @triton.jit functions, so nothing would launch its code");
+
   const int olaunch_start = start_line(*olaunch);
   if (!new_functions.empty()) insert_before[olaunch_start] += new_functions;
   const int import_at = last_import_end ? last_import_end + 1 : docstring_end + 1;
