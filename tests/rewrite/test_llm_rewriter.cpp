@@ -394,6 +394,23 @@ TEST(LlmRewriterTest, KernelWithoutLaunchKeepsTheOriginalLaunch) {
   EXPECT_EQ(c.params["replaced"], nlohmann::json::array({"softmax_kernel"}));
 }
 
+// Small models add a usage line (`launch(x)` under "the launch function remains the same") or a
+// __main__ demo: they would run on import (and fail there) but the splice never takes them.
+TEST(LlmRewriterTest, TopLevelCallsAndMainBlocksAreNotRun) {
+  std::string reply = kGoodReply;
+  const std::string fence_end = "```\n";
+  reply.insert(reply.rfind(fence_end), "\n# launch remains the same\nlaunch(x)\n\nif __name__ == \"__main__\":\n"
+                                       "    print(launch(torch.randn(4, 4, device=\"cuda\")))\n");
+  Rewrite r({FakeReply::chat(reply)});
+  ASSERT_TRUE(r.attempts.at(0).candidate.has_value()) << r.error();
+  const auto& c = *r.attempts[0].candidate;
+  EXPECT_EQ(c.source.find("launch(x)\n"), std::string::npos);
+  EXPECT_EQ(c.source.find("__main__"), std::string::npos);
+  const std::string ignored = c.params["ignored"].dump();
+  EXPECT_NE(ignored.find("`launch(x)` at line"), std::string::npos) << ignored;
+  EXPECT_NE(ignored.find("`if __name__ == \\\"__main__\\\":` at line"), std::string::npos) << ignored;
+}
+
 TEST(LlmRewriterTest, NewKernelWithoutLaunchIsNotAKernel) {
   Rewrite r({FakeReply::chat("```python\nimport triton\n\n@triton.jit\ndef better_kernel(x):\n    pass\n```")});
   EXPECT_NE(r.error().find("not a kernel: the reply's code defines no launch function and replaces none of the "

@@ -37,10 +37,21 @@ constexpr const char* kLaunchStandIn =
     "\n\ndef launch(*args):  # tritondx: stand-in, the original's launch is kept\n"
     "    raise NotImplementedError\n";
 
+// A top-level statement of a reply that the splice never takes but that would run when the
+// code is imported: a bare call (`launch(x)` under "the launch function remains the same") or an
+// `if __name__ == "__main__":` demo.
+bool runs_on_import(const PyNode& n) {
+  if (n.type == "Expr") return n.child("value") && n.child("value")->type == "Call";
+  if (n.type != "If" || !n.child("test")) return false;
+  bool names_main = false;
+  PyModule::walk(*n.child("test"), [&](const PyNode& x) { names_main |= x.type == "Name" && x.str_field("id") == "__name__"; });
+  return names_main;
+}
+
 }  // namespace
 
 std::expected<nlohmann::json, BridgeFailure> load_source_through_bridge(const Bridge& bridge, const std::string& source,
-                                                                        const std::string& stem) {
+                                                                        const std::string& stem, bool parse_only) {
   std::string path = temp_path(stem);
   {
     std::ofstream out(path);
@@ -49,7 +60,9 @@ std::expected<nlohmann::json, BridgeFailure> load_source_through_bridge(const Br
       return std::unexpected(BridgeFailure{Diagnostic{Stage::Llm, path, 0, 0, "cannot write a temporary file"},
                                            "unwritable", {}});
   }
-  auto reply = bridge.call("ast", nlohmann::json{{"task", path}});
+  nlohmann::json request{{"task", path}};
+  if (parse_only) request["parse_only"] = true;
+  auto reply = bridge.call("ast", request);
   std::error_code ec;
   fs::remove(path, ec);
   return reply;
@@ -64,6 +77,22 @@ Expected<ReplyCode> parse_reply_code(const Bridge& bridge, const std::string& co
   out.first_line = static_cast<int>(split_lines(head).size()) + 1;
   auto lines = split_lines(code);
   out.code_lines = out.first_line - 1 + static_cast<int>(lines.size());
+  // Statements that would run on import and that the splice ignores anyway are blanked (line
+  // numbers kept) before the code is imported.
+  if (auto parsed = load_source_through_bridge(bridge, out.code + kStandIns, "reply", /*parse_only=*/true)) {
+    const PyModule module = PyModule::from_json(parsed->value("module", nlohmann::json::object()));
+    std::vector<std::string> all = split_lines(out.code);
+    for (const PyNode* n : module.root().children_in("body")) {
+      if (n->line < out.first_line || n->end_line > out.code_lines || !runs_on_import(*n)) continue;
+      out.not_run.push_back(fmt::format("`{}` at line {} (a statement that would run on import; not taken)",
+                                        trim_copy(all[static_cast<size_t>(n->line - 1)]), n->line - out.first_line + 1));
+      for (int l = n->line; l <= n->end_line; ++l) all[static_cast<size_t>(l - 1)].clear();
+    }
+    if (!out.not_run.empty()) {
+      out.code.clear();
+      for (const auto& l : all) out.code += l + "\n";
+    }
+  }
   auto reply = load_source_through_bridge(bridge, out.code + kStandIns, "reply");
   if (!reply && reply.error().kind == "missing-launch")
     reply = load_source_through_bridge(bridge, out.code + kStandIns + kLaunchStandIn, "reply");

@@ -22,6 +22,7 @@ struct ReplyCode {
   std::string code;     // prelude + the reply's code (what the AST's lines refer to)
   int first_line = 1;   // the reply's first line in `code`
   int code_lines = 0;   // the reply's last line in `code`
+  std::vector<std::string> not_run;  // top-level calls / __main__ blocks blanked before the import
   bool has_launch = false;  // false: the reply keeps the original's launch (splice_reply checks it may)
   Task task;       // kernels: the reply's @triton.jit functions
   PyModule module;
@@ -33,7 +34,8 @@ struct ReplyCode {
 Expected<ReplyCode> parse_reply_code(const Bridge& bridge, const std::string& code, const std::string& prelude = {});
 
 // Loads a complete task source through the bridge's `ast` verb (from a temporary file).
+// parse_only: the text and its AST alone; nothing of the source runs.
 std::expected<nlohmann::json, BridgeFailure> load_source_through_bridge(const Bridge& bridge, const std::string& source,
-                                                                        const std::string& stem);
+                                                                        const std::string& stem, bool parse_only = false);
 
 }  // namespace tdx

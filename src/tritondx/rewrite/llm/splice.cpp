@@ -203,6 +203,8 @@ Expected<Splice> splice_reply(const Task& original, const PyModule& original_ast
     }
   }
 
+  for (const auto& n : reply.not_run) out.ignored.push_back(n);
+
   // launch keeps its parameters and still launches a Triton kernel.
   if (rlaunch) {
     auto before = parameters(*olaunch), after = parameters(*rlaunch);
