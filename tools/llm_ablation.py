@@ -24,6 +24,7 @@ import argparse
 import json
 import math
 import os
+import re
 import shutil
 import sqlite3
 import statistics
@@ -45,7 +46,7 @@ def kernel_name(task: Path) -> str:
 
 def run_one(tritondx: str, task: Path, recording: str | None, arm: str, out: Path, args) -> dict:
     cmd = [tritondx, "optimize", str(task), "--gpu", "off", "--llm", "--no-recipes", "--llm-evidence", arm,
-           "--max-candidates", str(args.max_candidates), "--max-depth", str(args.max_depth),
+           "--llm-attempts", str(args.attempts), "--max-candidates", str(args.max_candidates), "--max-depth", str(args.max_depth),
            "--max-seconds", str(args.max_seconds), "--out", str(out), "-q"]
     if recording:
         cmd += ["--recording", recording]
@@ -75,7 +76,8 @@ def cmd_run(args) -> int:
             run_dir.mkdir(parents=True, exist_ok=True)
             meta = run_one(args.tritondx, task_path, recording or None, arm, run_dir, args)
             meta.update({"task": task, "recording": recording or None, "arm": arm,
-                         "model": os.environ["TRITONDX_LLM_MODEL"]})
+                         "model": os.environ["TRITONDX_LLM_MODEL"],
+                         "temperature": os.environ.get("TRITONDX_LLM_TEMPERATURE")})
             (run_dir / "run-meta.json").write_text(json.dumps(meta, indent=1) + "\n")
             interpret_candidates(run_dir)
             calls = read_calls(run_dir)
@@ -122,8 +124,20 @@ def read_calls(run_dir: Path) -> list[dict]:
         return []
     report = json.loads(report_path.read_text())
     nodes = {c["id"]: c for c in report.get("candidates", [])}
-    # Replies that made no candidate, in the order the search met them.
-    unbuilt = [a for a in report.get("attempts", []) if a.get("rewriter") == "llm" and a.get("outcome") != "evaluated"]
+    # Replies that made no candidate, in the order the search met them. The report lists an
+    # attempt once per finding it targeted, in the findings' order: a reply's entries end where
+    # the first targeted rule comes round again (or the parent changes).
+    groups: list[list[dict]] = []
+    for a in report.get("attempts", []):
+        if a.get("rewriter") != "llm" or a.get("outcome") == "evaluated":
+            continue
+        current = groups[-1] if groups else None
+        if (current is None or a.get("parent") != current[0].get("parent") or
+                (a.get("rule") == current[0].get("rule") and len(current) > 0 and a is not current[0])):
+            groups.append([a])
+        else:
+            current.append(a)
+    unbuilt = [g[0] for g in groups]
     interpreted = json.loads((run_dir / "interpreter.json").read_text()) if (run_dir / "interpreter.json").exists() else {}
     db = sqlite3.connect(f"file:{report['store']}?mode=ro", uri=True)
     rows = db.execute("SELECT id, candidate_id, attempt, status, prompt_tokens, completion_tokens, latency_s, "
@@ -155,7 +169,9 @@ def read_calls(run_dir: Path) -> list[dict]:
         else:
             call["reply"] = reply
         if status != "ok":
-            call["outcome"] = "call-failed"
+            call["outcome"] = status  # truncated (cut at max_tokens), timeout, http-error, ...
+            if candidate_id is None and unbuilt:
+                unbuilt.pop(0)  # the search recorded the failed call as a declined attempt
         elif candidate_id is not None and candidate_id in nodes:
             node = nodes[candidate_id]
             call["candidate"] = candidate_id
@@ -171,10 +187,21 @@ def read_calls(run_dir: Path) -> list[dict]:
             call["target_note"] = gone.get("note") if gone else None
         else:
             attempt = unbuilt.pop(0) if unbuilt else {}
-            call["outcome"] = "duplicate" if attempt.get("outcome") == "duplicate" else "not-spliced"
             call["reason"] = attempt.get("reason")
+            call["outcome"] = "duplicate" if attempt.get("outcome") == "duplicate" else reply_failure(call["reason"] or "")
         calls.append(call)
     return calls
+
+
+# Why a reply made no candidate, from the rewriter's reason (docs/llm.md, "From reply to candidate").
+REPLY_FAILURES = [("returned the same kernel", "duplicate"), ("no code block", "no-code"),
+                  ("no Python code block", "no-code"), ("not valid Python", "syntax-error"),
+                  ("fails when imported", "import-error"), ("not a kernel", "not-a-kernel"),
+                  ("does not load as a task", "load-error"), ("budget", "budget")]
+
+
+def reply_failure(reason: str) -> str:
+    return next((name for text, name in REPLY_FAILURES if text in reason), "splice-rejected")
 
 
 def geomean(values: list[float]) -> float | None:
@@ -183,6 +210,7 @@ def geomean(values: list[float]) -> float | None:
 
 def cmd_summarize(args) -> int:
     out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     gpu = json.loads((out / "gpu.json").read_text()) if (out / "gpu.json").exists() else {}
     gpu_by_path = {c["candidate_path"]: c for c in gpu.get("candidates", [])}
     kernels, per_arm, all_calls = set(), {arm: [] for arm in ARMS}, []
@@ -280,10 +308,60 @@ def render_markdown(summary: dict, calls: list[dict]) -> str:
                                       else ("correct" if g.get("correct") else "wrong: " + (g.get("why") or "")[:60]))
         gone = {True: "yes", False: "no", None: "-"}[c.get("target_gone")]
         i = c.get("interpreter")
-        interp = "-" if not i else ("correct" if i["correct"] else "wrong: " + (i.get("why") or "")[:60].replace("|", "\\|"))
+        interp = "-" if not i else ("correct" if i["correct"] else
+                                    ("wrong: " if i.get("checked") else "not verified: ") + (i.get("why") or "")[:60])
+        interp = interp.replace("|", "\\|").replace("\n", " ")
         md.append(f"| {c['kernel']} | {c['arm']} | {c['call']} | {c['outcome']} | {gone} | {interp} | {gpu_text} | "
                   f"{c['latency_s']:.0f} | {c.get('prompt_tokens')}/{c.get('completion_tokens')} | {why} |")
     return "\n".join(md) + "\n"
+
+
+# ---------------------------------------------------------------- regression fixtures
+
+SPLICED = ("candidate", "compile-error", "integrity-violation")
+
+
+def fixture_of(call: dict, task: str, kernel: str) -> dict | None:
+    """A reply as tests/rewrite/test_llm_replies.cpp reads it, expecting what became of it: a
+    candidate holding the reply's first new line, or a rejection whose reason starts as it did."""
+    reply = call.get("reply")
+    if not isinstance(reply, str) or call["status"] != "ok":
+        return None
+    fixture = {"about": f"{call['kernel']}, arm {call['arm']}, call {call['call']}: {call['outcome']}",
+               "task": task, "kernel": kernel, "model": call.get("model"), "reply": reply}
+    if call["outcome"] in SPLICED:
+        original = set(l.strip() for l in Path(ROOT / call["original_path"]).read_text().splitlines())
+        candidate = Path(ROOT / call["candidate_path"]).read_text().splitlines()
+        new = [l.strip() for l in candidate if l.strip() and l.strip() not in original and not l.strip().startswith("#")]
+        fixture["expect"] = {"code_contains": new[:1]}
+    elif call.get("reason"):
+        fixture["expect"] = {"rejected": call["reason"].split(":")[0]}
+    else:
+        return None
+    return fixture
+
+
+def cmd_fixtures(args) -> int:
+    out, to = Path(args.out), Path(args.to)
+    to.mkdir(parents=True, exist_ok=True)
+    metas = {p.parent.parent.name + "/" + p.parent.name: json.loads(p.read_text())
+             for p in Path(args.work).glob("*/*/run-meta.json")}
+    written = 0
+    for line in (out / "calls.jsonl").read_text().splitlines():
+        call = json.loads(line)
+        meta = metas.get(f"{call['kernel']}/{call['arm']}")
+        if not meta or (args.outcomes and call["outcome"] not in args.outcomes.split(",")):
+            continue
+        source = Path(meta["task"]).read_text()
+        kernel = args.kernel or re.search(r"@triton\.jit[^\n]*\n(?:@[^\n]*\n)*def (\w+)", source).group(1)
+        call["model"] = meta.get("model")
+        fixture = fixture_of(call, str(Path(meta["task"]).resolve().relative_to(ROOT)), kernel)
+        if fixture:
+            name = f"{call['kernel']}-{call['arm']}-{call['call']}.json"
+            (to / name).write_text(json.dumps(fixture, indent=1) + "\n")
+            written += 1
+    print(f"{written} fixtures in {to}")
+    return 0
 
 
 # ---------------------------------------------------------------- verify (on the GPU machine)
@@ -298,6 +376,8 @@ def cmd_verify(args) -> int:
         c = json.loads(line)
         if c.get("candidate_path") and c["outcome"] == "candidate" and c["candidate_path"] not in seen:
             todo.append(c)
+    # The interpreter's correct ones first (their speedups are the ablation's), then the others.
+    todo.sort(key=lambda c: not (c.get("interpreter") or {}).get("correct"))
     import torch  # the GPU machine's
     done["device"] = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
     if not done["device"]:
@@ -346,22 +426,27 @@ def main() -> int:
     r = sub.add_parser("run")
     r.add_argument("tasks", nargs="+", help="TASK or TASK=RECORDING_DIR")
     r.add_argument("--arms", default=",".join(ARMS))
-    r.add_argument("--max-candidates", type=int, default=2)
-    r.add_argument("--max-depth", type=int, default=2)
+    r.add_argument("--attempts", type=int, default=3, help="replies per prompt (optimize --llm-attempts)")
+    r.add_argument("--max-candidates", type=int, default=3)
+    r.add_argument("--max-depth", type=int, default=1, help="1: every arm gets the same calls, all on the original")
     r.add_argument("--max-seconds", type=float, default=3600)
     v = sub.add_parser("verify")
     v.add_argument("--rounds", type=int, default=5)
     v.add_argument("--timeout", type=float, default=300)
     s = sub.add_parser("summarize")
-    for q in (r, s):
+    f = sub.add_parser("fixtures", help="real replies as regression fixtures (tests/fixtures/llm_replies)")
+    f.add_argument("--to", default=str(ROOT / "tests" / "fixtures" / "llm_replies"))
+    f.add_argument("--outcomes", default="", help="only calls with these outcomes (comma-separated)")
+    f.add_argument("--kernel", default=None)
+    for q in (r, s, f):
         q.add_argument("--work", help="where the runs go (default: ~/.cache/tritondx/llm-ablation/<out's name>)")
-    for q in (r, v, s):
+    for q in (r, v, s, f):
         q.add_argument("--out", required=True)
         q.add_argument("--tritondx", default=str(ROOT / "build" / "tritondx"))
     args = p.parse_args()
     if getattr(args, "work", "missing") is None:
         args.work = str(Path.home() / ".cache" / "tritondx" / "llm-ablation" / Path(args.out).name)
-    return {"run": cmd_run, "verify": cmd_verify, "summarize": cmd_summarize}[args.verb](args)
+    return {"run": cmd_run, "verify": cmd_verify, "summarize": cmd_summarize, "fixtures": cmd_fixtures}[args.verb](args)
 
 
 if __name__ == "__main__":

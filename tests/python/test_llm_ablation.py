@@ -75,7 +75,7 @@ def test_two_arms_through_optimize_into_one_table(tmp_path, endpoint):
                TRITONDX_PYTHON=sys.executable, PYTHONPATH=str(ROOT / "python"))
     task = f"{ROOT / 'examples' / 'vector_add.py'}={ROOT / 'tests' / 'fixtures' / 'recordings' / 'vector_add'}"
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "llm_ablation.py"), "run", "--out", str(out),
-                           "--work", str(work), "--arms", "full,none", "--max-candidates", "1", task],
+                           "--work", str(work), "--arms", "full,none", "--attempts", "1", task],
                           capture_output=True, text=True, env=env, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
 

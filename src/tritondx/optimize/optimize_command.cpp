@@ -53,6 +53,9 @@ Runner add_optimize_command(CLI::App& app) {
   cmd->add_flag("--no-recipes", [o](int64_t) { o->recipes = false; },
                 "With --llm: the LLM's candidates only (no built-in recipe, no launch tuning), asked once per "
                 "kernel with the whole diagnosis; the search of an LLM-only run or an ablation (docs/llm.md)");
+  cmd->add_option("--llm-attempts", o->llm_attempts,
+                  "With --llm: chat requests per expansion, each an independent reply (use a temperature above 0)")
+      ->check(CLI::Range(1, 16));
   cmd->add_option("--llm-config", o->llm_config, "LLM configuration file (JSON)");
   cmd->add_option("--llm-evidence", o->llm_evidence,
                   "What the LLM is told: full (the whole diagnosis), symptom (measured kernel-level symptoms only) "

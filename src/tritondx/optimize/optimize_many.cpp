@@ -68,6 +68,7 @@ std::vector<std::string> task_command(const OptimizeManyOptions& m, const std::s
   if (!o.tune) args.push_back("--no-tune");
   if (o.llm) args.push_back("--llm");
   if (!o.recipes) args.push_back("--no-recipes");
+  if (o.llm_attempts != 1) args.insert(args.end(), {"--llm-attempts", std::to_string(o.llm_attempts)});
   if (!o.llm_config.empty()) args.insert(args.end(), {"--llm-config", o.llm_config});
   if (o.llm_evidence != "full") args.insert(args.end(), {"--llm-evidence", o.llm_evidence});
   return args;

@@ -38,6 +38,7 @@ struct OptimizeOptions {
   bool tune = true;           // with a GPU, last: a launch-parameter grid on the best kernel (launch_grid.h)
   double tune_below_roofline = 0.98;  // ... unless the best kernel reaches this fraction of its roofline
   bool llm = false;           // also ask the configured LLM endpoint for candidates
+  int llm_attempts = 1;       // chat requests per expansion (independent replies; at temperature 0 they repeat)
   bool recipes = true;        // false: the LLM's candidates only (no built-in recipes, no launch tuning)
   std::string llm_config;     // JSON config file for the LLM (else the environment)
   std::string llm_evidence = "full";  // how much of the diagnosis the LLM gets: full | symptom | none

@@ -46,6 +46,7 @@ Expected<void> Search::setup() {
     if (!config) return std::unexpected(config.error());
     llm_bridge_ = std::make_unique<Bridge>(bridge_.config());  // replies are imported there, not here
     LlmRewriterOptions llm_options;
+    llm_options.attempts = o_.llm_attempts;
     llm_options.prompt.evidence = prompt_evidence_from_name(o_.llm_evidence).value_or(PromptEvidence::Full);
     llm_ = std::make_unique<LlmRewriter>(std::move(*config), *llm_bridge_, llm_options);
   }

@@ -85,7 +85,7 @@ Expected<void> set_run_device(Store& store, long long run_id, const std::string&
 nlohmann::json options_to_json(const OptimizeOptions& o) {
   return {{"max_candidates", o.max_candidates}, {"max_seconds", o.max_seconds}, {"max_depth", o.max_depth},
           {"min_gain", o.min_gain}, {"near_roofline", o.near_roofline}, {"llm", o.llm},
-          {"recipes", o.recipes}, {"llm_evidence", o.llm_evidence},
+          {"recipes", o.recipes}, {"llm_attempts", o.llm_attempts}, {"llm_evidence", o.llm_evidence},
           {"gpu", o.gpu == GpuMode::Auto ? "auto" : o.gpu == GpuMode::On ? "on" : "off"}, {"target", o.target},
           {"profile", o.profile}, {"recording", o.recording}, {"tune", o.tune},
           {"tune_below_roofline", o.tune_below_roofline}};
