@@ -77,8 +77,10 @@ print_env() {
   echo "export TRITONDX_LLM_BASE_URL=http://127.0.0.1:$port/v1"
   echo "export TRITONDX_LLM_MODEL=$alias_name"
   echo "export TRITONDX_LLM_API_KEY=local"
-  # A 1.5B model on a few CPU cores needs minutes per reply.
+  # A 1.5B model on a few CPU cores needs minutes per reply, and now and then rambles on: a
+  # reply cut at 2048 tokens is recorded as truncated rather than waited for.
   echo "export TRITONDX_LLM_TIMEOUT_S=900"
+  echo "export TRITONDX_LLM_MAX_TOKENS=2048"
 }
 
 running() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
@@ -90,7 +92,6 @@ start_server() {
     print_env
     return
   fi
-  # Deterministic replies (temperature 0 is the client's default) need one thread pool size.
   "$cache/venv/bin/python" -m llama_cpp.server --model "$model" --model_alias "$alias_name" \
     --host 127.0.0.1 --port "$port" --n_ctx "${TRITONDX_LLM_CTX:-16384}" \
     --n_threads "${TRITONDX_LLM_THREADS:-$(nproc)}" > "$logfile" 2>&1 &

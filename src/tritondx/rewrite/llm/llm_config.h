@@ -48,7 +48,8 @@ Expected<void> read_llm_config_file(const std::string& path, LlmConfig& config, 
 // The configuration in effect: the file `path` when given (it must exist), otherwise
 // $XDG_CONFIG_HOME/tritondx/llm.json or ~/.config/tritondx/llm.json when present; then the
 // environment on top: TRITONDX_LLM_BASE_URL, TRITONDX_LLM_MODEL, TRITONDX_LLM_API_KEY
-// (falling back to OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY). An API key alone means
+// (falling back to OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY), and TRITONDX_LLM_TIMEOUT_S,
+// TRITONDX_LLM_MAX_TOKENS and TRITONDX_LLM_TEMPERATURE (numbers). An API key alone means
 // https://api.openai.com/v1. Fails with a message saying how to configure one when no
 // endpoint or no model is set.
 Expected<LlmConfig> load_llm_config(const std::string& path = {}, const EnvLookup& env = system_env);
