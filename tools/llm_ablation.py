@@ -79,6 +79,11 @@ def cmd_run(args) -> int:
                          "model": os.environ["TRITONDX_LLM_MODEL"],
                          "temperature": os.environ.get("TRITONDX_LLM_TEMPERATURE")})
             (run_dir / "run-meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+            if not (run_dir / "report.json").exists():  # kept out of the tables; the next run retries it
+                log = (run_dir / "optimize.log").read_text().strip().splitlines()
+                print(f"{kernel_name(task_path)} {arm}: optimize failed (exit {meta['exit']}): "
+                      f"{log[-1] if log else 'no output'}", file=sys.stderr, flush=True)
+                continue
             interpret_candidates(run_dir)
             calls = read_calls(run_dir)
             print(f"{kernel_name(task_path)} {arm}: exit {meta['exit']}, {meta['seconds']} s, "
@@ -216,6 +221,8 @@ def cmd_summarize(args) -> int:
     kernels, per_arm, all_calls = set(), {arm: [] for arm in ARMS}, []
     model = None
     for meta_path in sorted(Path(args.work).glob("*/*/run-meta.json")):
+        if not (meta_path.parent / "report.json").exists():
+            continue  # a failed run (its error was printed when it ran)
         meta = json.loads(meta_path.read_text())
         model = model or meta.get("model")
         kernel = meta_path.parent.parent.name
@@ -281,7 +288,7 @@ def pct(n, d) -> str:
 
 
 def render_markdown(summary: dict, calls: list[dict]) -> str:
-    md = [f"# LLM evidence ablation: {summary['model']}", "",
+    md = [f"# LLM evidence ablation: {summary['model'] or '(no run finished)'}", "",
           f"Kernels ({len(summary['kernels'])}): {', '.join(summary['kernels'])}.",
           f"GPU verification: {summary['gpu'] or 'not run'}.", "",
           "| arm | calls | replies | code spliced | compiled | integrity passed | target gone | correct (CPU interpreter) | "

@@ -110,3 +110,20 @@ def test_two_arms_through_optimize_into_one_table(tmp_path, endpoint):
                            capture_output=True, text=True, env=env, timeout=300)
     assert again.returncode == 0 and again.stdout.count("kept from an earlier run") == 2
     assert len(ScriptedChat.prompts) == 2
+
+
+def test_a_task_optimize_refuses_is_named_and_the_others_still_run(tmp_path, endpoint):
+    if not TRITONDX.exists():
+        pytest.skip("build/tritondx is not built (scripts/setup.sh)")
+    out, work = tmp_path / "ablation", tmp_path / "work"
+    env = dict(os.environ, TRITONDX_LLM_BASE_URL=endpoint, TRITONDX_LLM_MODEL="scripted",
+               TRITONDX_PYTHON=sys.executable, PYTHONPATH=str(ROOT / "python"))
+    bad = ROOT / "tests" / "fixtures" / "bad_tasks" / "syntax_error.py"
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "llm_ablation.py"), "run", "--out", str(out),
+                           "--work", str(work), "--arms", "none", "--attempts", "1", str(bad),
+                           str(ROOT / "examples" / "vector_add.py")],
+                          capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "syntax_error none: optimize failed (exit" in done.stderr
+    calls = [json.loads(line) for line in (out / "calls.jsonl").read_text().splitlines()]
+    assert [(c["kernel"], c["outcome"]) for c in calls] == [("vector_add", "candidate")]
