@@ -15,10 +15,12 @@ prompted with (a) the full diagnosis, (b) only the measured kernel-level symptom
 arm (TASK=DIR gives the kernel's GPU recording, so its L1 findings and symptoms are measured
 ones). Each (kernel, arm) writes WORK/KERNEL/ARM/ (--work, outside the repository: stores and
 compile artifacts) and is skipped when its report.json exists, so a cut run resumes. The out
-folder gets what is kept: calls.jsonl (every call with its reply), the candidates' and originals'
-sources (candidates/KERNEL/ARM/), gpu.json from `verify`, and the summary. Every LLM call is read back from the run's store: latency, tokens, status,
-the raw reply, and what became of it (no code, not spliced, compile error, integrity violation,
-or a candidate whose re-diagnosis says whether the targeted finding is gone).
+folder gets what is kept: calls.jsonl (every call with its reply and its candidate's diff against
+the task), the sources of the candidates that passed the CPU checks (candidates/KERNEL/ARM/, what
+`verify` times), gpu.json from `verify`, and the summary. Every LLM call is read back from the
+run's store: latency, tokens, status, the raw reply, and what became of it (no code, not
+spliced, compile error, integrity violation, or a candidate whose re-diagnosis says whether the
+targeted finding is gone).
 """
 import argparse
 import json
@@ -32,6 +34,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import verify_shapes  # tools/, beside this file
 
 ARMS = ("full", "symptom", "none")
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,22 +105,12 @@ def interpret_candidates(run_dir: Path) -> None:
     for node in report.get("candidates", []):
         if node.get("rewriter") != "llm" or node.get("reject") or str(node["id"]) in done:
             continue
-        request = {"task": node["path"], "device": "cpu", "draws": 0, "timeout_s": 600}
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
-        try:
-            proc = subprocess.run([sys.executable, "-m", "tritondx_bridge", "verify"], input=json.dumps(request),
-                                  capture_output=True, text=True, env=env, timeout=660)
-            reply = json.loads(proc.stdout)
-        except (subprocess.TimeoutExpired, json.JSONDecodeError) as e:
-            reply = {"ok": False, "error": {"message": f"no reply: {e}"}}
-        if reply.get("ok"):
-            c = reply["correctness"]
-            failures = [f["message"] for d in c["draws"] for f in d["failures"]]
-            done[str(node["id"])] = {"correct": bool(c["passed"]) and c["test_inputs_checked"] > 0,
-                                     "checked": c["test_inputs_checked"], "why": "; ".join(failures[:2]) or None}
+        r = verify_shapes.verify(node["path"], "cpu", timeout=660, draws=0)
+        if "error" in r:
+            done[str(node["id"])] = {"correct": False, "checked": 0, "why": r["error"][:300]}
         else:
-            done[str(node["id"])] = {"correct": False, "checked": 0,
-                                     "why": (reply.get("error") or {}).get("message", "verify failed")[:300]}
+            done[str(node["id"])] = {"correct": bool(r["passed"]) and r["test_inputs_checked"] > 0,
+                                     "checked": r["test_inputs_checked"], "why": "; ".join(r["failures"][:2]) or None}
         path.write_text(json.dumps(done, indent=1) + "\n")
 
 
@@ -181,7 +175,7 @@ def read_calls(run_dir: Path) -> list[dict]:
             node = nodes[candidate_id]
             call["candidate"] = candidate_id
             call["candidate_path"] = node.get("path")
-            call["original_path"] = nodes.get(report["original"], {}).get("path")
+            call["diff"] = node.get("diff")
             stage = (node.get("reject") or {}).get("stage")
             call["reject"] = node.get("reject")
             call["outcome"] = {"compile": "compile-error", "integrity": "integrity-violation"}.get(stage, stage or "candidate")
@@ -209,6 +203,12 @@ def reply_failure(reason: str) -> str:
     return next((name for text, name in REPLY_FAILURES if text in reason), "splice-rejected")
 
 
+def repo_path(path: Path) -> str:
+    """Relative to the repository when inside it (the GPU machine's copy has another root)."""
+    path = path.resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def geomean(values: list[float]) -> float | None:
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
@@ -229,18 +229,20 @@ def cmd_summarize(args) -> int:
         kernels.add(kernel)
         for i, call in enumerate(read_calls(meta_path.parent)):
             call.update({"kernel": kernel, "arm": meta["arm"], "call": i + 1})
-            # The sources travel in the repository (the GPU machine verifies them from there).
-            for key in ("candidate_path", "original_path"):
-                if call.get(key) and Path(call[key]).exists():
-                    kept = out / "candidates" / kernel / meta["arm"] / Path(call[key]).name
-                    kept.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(call[key], kept)
-                    kept = kept.resolve()
-                    call[key] = str(kept.relative_to(ROOT)) if kept.is_relative_to(ROOT) else str(kept)
-            rel = call.get("candidate_path")
-            if rel:
-                if rel in gpu_by_path:
-                    call["gpu"] = gpu_by_path[rel]
+            # The original is the task itself (the search's frozen copy has the same text). The
+            # candidates the GPU machine verifies travel in the repository; the others are their
+            # diffs in calls.jsonl.
+            call["original_path"] = repo_path(Path(meta["task"]))
+            if call["outcome"] == "candidate" and Path(call["candidate_path"]).exists():
+                kept = out / "candidates" / kernel / meta["arm"] / Path(call["candidate_path"]).name
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(call["candidate_path"], kept)
+                call["candidate_path"] = repo_path(kept)
+                call["gpu"] = gpu_by_path.get(call["candidate_path"])
+            else:
+                call.pop("candidate_path", None)
+            if call.get("gpu") is None:
+                call.pop("gpu", None)
             per_arm.setdefault(meta["arm"], []).append(call)
             all_calls.append(call)
     with open(out / "calls.jsonl", "w") as f:
@@ -337,9 +339,9 @@ def fixture_of(call: dict, task: str, kernel: str) -> dict | None:
     fixture = {"about": f"{call['kernel']}, arm {call['arm']}, call {call['call']}: {call['outcome']}",
                "task": task, "kernel": kernel, "model": call.get("model"), "reply": reply}
     if call["outcome"] in SPLICED:
-        original = set(l.strip() for l in Path(ROOT / call["original_path"]).read_text().splitlines())
-        candidate = Path(ROOT / call["candidate_path"]).read_text().splitlines()
-        new = [l.strip() for l in candidate if l.strip() and l.strip() not in original and not l.strip().startswith("#")]
+        original = set(line.strip() for line in Path(ROOT / call["original_path"]).read_text().splitlines())
+        added = [line[1:].strip() for line in call["diff"].splitlines() if line.startswith("+") and not line.startswith("+++")]
+        new = [line for line in added if line and line not in original and not line.startswith("#")]
         fixture["expect"] = {"code_contains": new[:1]}
     elif call.get("reason"):
         fixture["expect"] = {"rejected": call["reason"].split(":")[0]}
@@ -391,7 +393,7 @@ def cmd_verify(args) -> int:
         sys.exit("llm_ablation verify: no GPU visible")
     for c in todo:
         cand = ROOT / c["candidate_path"]
-        original = ROOT / c["original_path"]  # the search's frozen copy of the initial kernel
+        original = ROOT / c["original_path"]  # the task: the initial kernel
         rec = {"candidate_path": c["candidate_path"], "kernel": c["kernel"], "arm": c["arm"]}
         proc = subprocess.run([args.tritondx, "run", str(cand), "--format", "json"], capture_output=True, text=True,
                               timeout=args.timeout)

@@ -13,12 +13,16 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def verify(task, device, timeout):
+def verify(task, device, timeout, draws=None):
+    """`draws`: make_inputs draws (None: the verb's default; 0: the test inputs alone)."""
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    request = {"task": task, "device": device}
+    if draws is not None:
+        request["draws"] = draws
     start = time.perf_counter()
     try:
         done = subprocess.run([sys.executable, "-m", "tritondx_bridge", "verify"],
-                              input=json.dumps({"task": task, "device": device}), capture_output=True, text=True,
+                              input=json.dumps(request), capture_output=True, text=True,
                               env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"task": task, "error": f"no reply in {timeout} s"}
