@@ -115,8 +115,6 @@ Expected<ReplyCode> parse_reply_code(const Bridge& bridge, const std::string& co
   }
   out.task = task_from_json(*reply);
   out.module = PyModule::from_json(reply->value("module", nlohmann::json::object()));
-  const PyNode* launch = out.module.function("launch");
-  out.has_launch = launch && launch->line <= out.code_lines && launch->line >= out.first_line;
   return out;
 }
 

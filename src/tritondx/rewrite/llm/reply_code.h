@@ -1,6 +1,7 @@
 // Taking the kernel out of an LLM reply's Python code (reply_text.h finds it): the bridge's `ast`
 // verb on it, which rejects a syntax error with Python's message and code that is not a
-// kernel (no @triton.jit function). A reply without launch keeps the original's.
+// kernel (no @triton.jit function). A reply without launch keeps the original's (splice_reply
+// checks that it may).
 #pragma once
 
 #include <string>
@@ -23,7 +24,6 @@ struct ReplyCode {
   int first_line = 1;   // the reply's first line in `code`
   int code_lines = 0;   // the reply's last line in `code`
   std::vector<std::string> not_run;  // top-level calls / __main__ blocks blanked before the import
-  bool has_launch = false;  // false: the reply keeps the original's launch (splice_reply checks it may)
   Task task;       // kernels: the reply's @triton.jit functions
   PyModule module;
 };
