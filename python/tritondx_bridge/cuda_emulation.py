@@ -12,9 +12,9 @@ nothing, so inside `emulated_cuda()`:
   `current_device`, `set_device`, `device`/`device_of` (no-op contexts), `synchronize`,
   `current_stream`/`default_stream`/`Stream`/`stream`, `Event`, `get_device_properties`,
   `get_device_capability`, `get_device_name`, `mem_get_info`, `is_current_stream_capturing`,
-  `empty_cache`, `manual_seed(_all)`; and Triton's `driver.active` answers the same
-  (`utils.get_device_properties`, `get_current_device`, `get_current_stream`,
-  `get_current_target`, `get_device_interface`);
+  `empty_cache`, `manual_seed(_all)`, `get_rng_state`/`set_rng_state(_all)`; and Triton's
+  `driver.active` answers the same (`utils.get_device_properties`, `get_current_device`,
+  `get_current_stream`, `get_current_target`, `get_device_interface`);
 - the device's numbers come from the target description (targets/nvidia-h200.json).
 
 What cannot be emulated: values. No kernel runs here, so a wrapper that reads a tensor a
@@ -329,6 +329,11 @@ def _cuda_patches(properties, record):
         "empty_cache": lambda: None,
         "manual_seed": lambda seed: None,
         "manual_seed_all": lambda seed: None,
+        # torch.compile saves and restores the generator around tracing; an idle GPU's state
+        "get_rng_state": lambda device="cuda": torch.zeros(16, dtype=torch.uint8),
+        "set_rng_state": lambda new_state, device="cuda": None,
+        "get_rng_state_all": lambda: [torch.zeros(16, dtype=torch.uint8)],
+        "set_rng_state_all": lambda new_states: None,
     }
 
 
@@ -358,6 +363,19 @@ class Emulation:
             yield
         finally:
             self._mode.suspended -= 1
+
+    @contextlib.contextmanager
+    def off_the_mode_stack(self):
+        """Inside: torch's function-mode stack without the emulation's mode, as torch.compile
+        needs it (Dynamo traces the modes on the stack, and would trace this one's bookkeeping
+        into every graph). The torch.cuda answers stay; tensors say where they really are."""
+        from torch.overrides import _get_current_function_mode_stack, _pop_mode_temporarily
+        stack = _get_current_function_mode_stack()
+        if not stack or stack[-1] is not self._mode:
+            yield
+            return
+        with _pop_mode_temporarily():
+            yield
 
     def to_json(self):
         return {"emulated": self.used, "host_reads": self.host_reads}

@@ -26,9 +26,10 @@ import sys
 import traceback
 import weakref
 
-from . import captured_task
+from . import captured_task, kernelbench
 from .capture import _patched_runtime
 from .cuda_emulation import emulated_cuda
+from .inductor_capture import inductor_launches
 from .kernel_writes import written_params
 
 _STAT_SAMPLE = 1 << 16
@@ -122,12 +123,14 @@ class KernelRecord:
         self.calls = 0
         self.configs = {}  # key -> {"count", "args", "constexprs", "grid", "options", "autotune", "bytes"}
         self.order = []
+        self.generated_by = None  # {"generator", "torch", ...} for a kernel torch.compile generated
 
     def add(self, launch, written):
         """`written`: storage address -> the kernel that wrote it (this launch's writes are added),
         or None where kernels run (on a GPU every tensor holds real data)."""
         import torch
         self.calls += 1
+        self.generated_by = self.generated_by or getattr(launch, "generated_by", None)
         params = launch.fn.params
         args = [(p.name, launch.bound_args[p.name]) for p in params if not p.is_constexpr]
         constexprs = {p.name: launch.bound_args[p.name] for p in params if p.is_constexpr}
@@ -190,15 +193,20 @@ class Recorder:
         from triton.backends.compiler import GPUTarget
         from triton.compiler import make_backend
         if self.gpu:
+            import torch
             from .gpu_capture import LaunchTimer, gpu_runtime
             self.timer = LaunchTimer()
-            with gpu_runtime(self.record, self.timer):
+            major, minor = torch.cuda.get_device_capability()
+            backend = make_backend(GPUTarget("cuda", major * 10 + minor, 32))
+            with gpu_runtime(self.record, self.timer), inductor_launches(self.record, backend, True, self.timer):
                 yield self
             return
         target = GPUTarget("cuda", 90, 32)
+        backend = make_backend(target)
         with emulated_cuda(target_name) as emulation:
             self.emulation = emulation
-            with _patched_runtime(self.record, make_backend(target), None, None, emulation, target):
+            with _patched_runtime(self.record, backend, None, None, emulation, target), \
+                    inductor_launches(self.record, backend, False, emulation=emulation):
                 yield self
 
 
@@ -261,8 +269,9 @@ def _costs(recorder):
     return costs, others
 
 
-def summarize(recorder, out_dir, top, min_share, program, status, error):
-    """Ranks the kernels, writes the task files of the top ones and capture.json; returns the summary."""
+def summarize(recorder, out_dir, top, min_share, program, status, error, problem=None):
+    """Ranks the kernels, writes the task files of the top ones and capture.json; returns the summary.
+    `problem`: a KernelBench problem's entry (kernelbench.py)."""
     costs, others = _costs(recorder)
     total = (sum(costs.values()) + sum(ms for _, ms in others.values())) or 1
     ranked = sorted(recorder.kernels.values(), key=lambda k: -costs[id(k)])
@@ -299,6 +308,8 @@ def summarize(recorder, out_dir, top, min_share, program, status, error):
                .strftime("%Y-%m-%dT%H:%M:%SZ"), "ranking": ranking,
                "exit_status": status, "error": error, "launches": recorder.launches, "kernels": kernels,
                "cuda_emulation": recorder.emulation.to_json() if hasattr(recorder, "emulation") else {}}
+    if problem is not None:
+        summary["problem"] = problem
     with open(os.path.join(out_dir, "capture.json"), "w") as f:
         json.dump(summary, f, indent=1, default=str)
     return summary
@@ -310,15 +321,20 @@ def main(argv=None):
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument("--min-share", type=float, default=2.0, help="percent of the static cost")
     parser.add_argument("--gpu", choices=("auto", "on", "off"), default="auto")
+    parser.add_argument("--kernelbench", metavar="PROBLEM",
+                        help="a KernelBench problem file: its Model, compiled by torch.compile, is the program")
     parser.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
     if program[:1] and os.path.basename(program[0]).startswith("python"):
         program = program[1:]  # `-- python my_script.py`: this interpreter runs it
-    if not program:
+    if args.kernelbench and program:
+        parser.error("give either --kernelbench PROBLEM or a program after --, not both")
+    if not program and not args.kernelbench:
         parser.error("no program to run: give it after --, e.g. -- python my_script.py")
-    if program[0] != "-m" and not os.path.isfile(program[0]):
-        print(f"error: capture: no such program file: {program[0]}", file=sys.stderr)
+    path = args.kernelbench or program[0]
+    if path != "-m" and not os.path.isfile(path):
+        print(f"error: capture: no such {'problem' if args.kernelbench else 'program'} file: {path}", file=sys.stderr)
         return 2
     import torch
     visible = torch.cuda.is_available()
@@ -327,8 +343,25 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     recorder = Recorder(gpu=args.gpu == "on" or (args.gpu == "auto" and visible))
+    if args.kernelbench:
+        return _capture_problem(args, recorder)
     status, error = run_program(program, recorder)
     summary = summarize(recorder, args.out, args.top, args.min_share, program, status, error)
+    return 1 if error or not summary["kernels"] else 0
+
+
+def _capture_problem(args, recorder):
+    """--kernelbench: the problem's compiled Model is the program; its eager Model the reference."""
+    problem, status, error = None, 0, None
+    try:
+        problem = kernelbench.run(args.kernelbench, recorder, args.out)
+    except kernelbench.NotAProblem as e:
+        print(f"error: capture: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # noqa: BLE001 (the problem's own failure is reported, with what was captured)
+        status, error = 1, program_error(e, args.kernelbench)
+    summary = summarize(recorder, args.out, args.top, args.min_share, ["--kernelbench", args.kernelbench], status,
+                        error, problem)
     return 1 if error or not summary["kernels"] else 0
 
 

@@ -74,6 +74,28 @@ TEST(CaptureE2E, FailingEmptyAndMissingProgramsAreClearErrors) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
+// A KernelBench problem: torch.compile's kernels of its Model are the tasks, the eager Model the
+// reference (not run without a GPU, and the table says so).
+TEST(CaptureE2E, KernelBenchProblemKernelsBecomeTasks) {
+  fs::path out = cli_test::fresh_dir("tritondx-capture", "kernelbench");
+  std::string problem = std::string(TRITONDX_SOURCE_DIR) + "/examples/kernelbench/softmax_temperature.py";
+  auto r = run_tritondx({"capture", "--gpu", "off", "--out", out.string(), "--kernelbench", problem});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("KernelBench problem " + problem + ": reference Model (eager PyTorch)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("compiled vs reference: not run: without a GPU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("torch.compile (Inductor) (torch "), std::string::npos) << r.out;
+  auto j = nlohmann::json::parse(read(out / "capture.json"));
+  ASSERT_FALSE(j["kernels"].empty());
+  std::string task = j["kernels"][0]["task"].get<std::string>();
+  auto diagnosed = run_tritondx({"diagnose", task, "--max-level", "2"});
+  EXPECT_EQ(diagnosed.exit_code, 0) << diagnosed.out << diagnosed.err;
+
+  r = run_tritondx({"capture", "--gpu", "off", "--out", out.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("give either a program after -- or --kernelbench PROBLEM"), std::string::npos) << r.err;
+}
+
 TEST(CaptureSummary, MalformedSummariesAreRefusedWithTheReason) {
   EXPECT_FALSE(parse_capture_summary(nlohmann::json::parse(R"({"program": []})")).has_value());
   auto bad = parse_capture_summary(nlohmann::json::parse(R"({"kernels": [{"kernel": 3}]})"));

@@ -17,7 +17,25 @@ std::string shapes_of(const nlohmann::json& args) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// A KernelBench problem's line: its reference, and how the compiled model compared with it.
+std::string problem_of(const nlohmann::json& p) {
+  std::string out = fmt::format("KernelBench problem {}: reference {}, compiled with {}", p.value("file", ""),
+                                p.value("reference", ""), p.value("compiled_with", ""));
+  const auto check = p.value("check", nlohmann::json::object());
+  if (!check.contains("matches") || check["matches"].is_null())
+    return out + fmt::format("; compiled vs reference: {}", check.value("why", "not checked"));
+  if (!check["matches"].get<bool>() && check.contains("why"))
+    return out + fmt::format("; compiled vs reference: DIFFERS ({})", check.value("why", ""));
+  return out + fmt::format("; compiled vs reference: {} (max abs error {:.3g})",
+                           check["matches"].get<bool>() ? "matches" : "DIFFERS beyond atol=rtol=1e-2",
+                           check.value("max_abs_error", 0.0));
+}
+
 std::string origin_of(const nlohmann::json& k) {
+  if (k.contains("generated_by") && k["generated_by"].is_string())
+    return fmt::format("{} (torch {}): {}:{}", k["generated_by"].get<std::string>(),
+                       k.contains("version") && k["version"].is_string() ? k["version"].get<std::string>() : "",
+                       k.value("file", ""), k.value("line", 0));
   std::string where = fmt::format("{}:{}", k.value("file", ""), k.value("line", 0));
   if (k.contains("package") && k["package"].is_string())
     where += fmt::format(" ({} {})", k["package"].get<std::string>(),
@@ -61,6 +79,7 @@ std::expected<CaptureSummary, std::string> parse_capture_summary(const nlohmann:
       for (const auto& r : j["cuda_emulation"]["host_reads"])
         s.host_reads.push_back(fmt::format("{}:{} {}() after {}", r.value("file", ""), r.value("line", 0),
                                            r.value("method", ""), r.value("kernel", "a kernel")));
+    if (j.contains("problem") && j["problem"].is_object()) s.problem = problem_of(j["problem"]);
     return s;
   } catch (const nlohmann::json::exception& e) {
     return std::unexpected(fmt::format("capture.json is malformed: {}", e.what()));
@@ -70,6 +89,7 @@ std::expected<CaptureSummary, std::string> parse_capture_summary(const nlohmann:
 std::string render_capture_summary(const CaptureSummary& s, const std::string& out_dir) {
   std::string out = fmt::format("captured {} launch(es) of {} Triton kernel(s) from `{}`\n", s.launches,
                                 s.kernels.size(), fmt::join(s.program, " "));
+  if (!s.problem.empty()) out += s.problem + "\n";
   if (!s.gpu) out += fmt::format("no GPU: nothing ran, so there are no times; {}\n", s.ranking);
   out += fmt::format("\n{:>4}  {:<28} {:>7} {:>7} {:>7}{}  {:<24} {}\n", "rank", "kernel", "calls", "configs", "share",
                      s.gpu ? fmt::format(" {:>10}", "GPU ms") : "", "shapes (most frequent)", "task");

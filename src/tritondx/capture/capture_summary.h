@@ -35,6 +35,7 @@ struct CaptureSummary {
   long long launches = 0;
   std::vector<CapturedKernel> kernels;
   std::vector<std::string> host_reads;  // values read back from tensors a kernel was given (no GPU)
+  std::string problem;                  // a KernelBench problem: its file and the reference check, in words
 };
 
 std::expected<CaptureSummary, std::string> parse_capture_summary(const nlohmann::json& j);

@@ -23,6 +23,7 @@ struct CaptureOptions {
   double min_share = 2.0;
   std::string out = "captured";
   std::string gpu = "auto";
+  std::string kernelbench;  // a KernelBench problem file instead of a program
   std::vector<std::string> program;
 };
 
@@ -30,9 +31,17 @@ int run_capture(const CaptureOptions& o) {
   namespace fs = std::filesystem;
   BridgeConfig config = BridgeConfig::from_environment();
   std::vector<std::string> argv{config.python, "-m", "tritondx_bridge.program_capture", "--out", o.out, "--top",
-                                std::to_string(o.top), "--min-share", fmt::format("{}", o.min_share), "--gpu", o.gpu,
-                                "--"};
-  argv.insert(argv.end(), o.program.begin(), o.program.end());
+                                std::to_string(o.top), "--min-share", fmt::format("{}", o.min_share), "--gpu", o.gpu};
+  if (o.kernelbench.empty() == o.program.empty()) {
+    std::cerr << "error: capture: give either a program after -- or --kernelbench PROBLEM (one of them)\n";
+    return kExitUsage;
+  }
+  if (!o.kernelbench.empty()) {
+    argv.insert(argv.end(), {"--kernelbench", o.kernelbench});
+  } else {
+    argv.push_back("--");
+    argv.insert(argv.end(), o.program.begin(), o.program.end());
+  }
   // The user's own PYTHONPATH stays: their program imports what it imports.
   std::string python_path = config.python_path;
   if (const char* p = std::getenv("PYTHONPATH"); p && *p) python_path += std::string(":") + p;
@@ -92,8 +101,14 @@ Runner add_capture_command(CLI::App& app) {
                   "off: run the program on CPU tensors, compile every launch, run none, and rank by static cost; "
                   "on: run it on the GPU and rank by measured GPU time; auto (default): on when a GPU is visible")
       ->check(CLI::IsMember({"auto", "on", "off"}));
-  cmd->add_option("program", o->program, "The program, after --: -- python my_script.py ARGS...")->required();
-  cmd->footer("Example: tritondx capture --gpu off --out captured -- python train.py --steps 2");
+  cmd->add_option("--kernelbench", o->kernelbench,
+                  "A KernelBench problem (class Model, get_inputs, get_init_inputs): its Model compiled by "
+                  "torch.compile is the program, its Triton kernels the tasks, the eager Model the reference")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("program", o->program, "The program, after --: -- python my_script.py ARGS...");
+  cmd->footer(
+      "Examples: tritondx capture --gpu off --out captured -- python train.py --steps 2\n"
+      "          tritondx capture --kernelbench problem.py --out captured");
   return [o] { return run_capture(*o); };
 }
 
