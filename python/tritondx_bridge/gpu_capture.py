@@ -32,16 +32,17 @@ class LaunchTimer:
     the one Triton launches on)."""
 
     def __init__(self):
-        self.events = {}  # kernel name -> [(start, end)]
+        self.events = {}  # kernel name, or the label set around the launch -> [(start, end)]
         self._open = []
         self.paused = 0
+        self.label = None  # set around a launch whose kernel name alone is ambiguous (Inductor's)
 
     def enter(self, metadata):
         if self.paused:
             return
         start = torch.cuda.Event(enable_timing=True)
         start.record()
-        self._open.append((_kernel_name(metadata), start))
+        self._open.append((self.label or _kernel_name(metadata), start))
 
     def exit(self, metadata):
         if self.paused or not self._open:

@@ -43,14 +43,23 @@ def _runtime_names(tuner):
             if kind != "constexpr" and name not in constants]
 
 
+def timer_label(fn):
+    """The key an Inductor kernel's launches are timed under (gpu_capture.LaunchTimer.label)."""
+    return ("inductor", id(fn))
+
+
 def _grid(heuristics, tuner, config, values):
-    """The grid Inductor's launcher computes for this config and these argument values."""
+    """The grid Inductor's launcher computes for this config and these argument values (the
+    expressions its launcher is generated from, evaluated here)."""
     grid_expr = getattr(heuristics, "GridExpr", None)
     if grid_expr is None or "grid_type" not in tuner.inductor_meta:
         raise RuntimeError(f"torch {torch.__version__}: this Inductor computes its grids elsewhere "
                            "(no GridExpr); its kernels cannot be captured")
-    grid = grid_expr.from_meta(tuner.inductor_meta, config).eval_slow({**config.kwargs, **values})
-    return tuple(int(g) for g in grid)
+    grid = grid_expr.from_meta(tuner.inductor_meta, config)
+    scope = {**config.kwargs, **values}
+    for line in grid.prefix:
+        exec(line, scope)
+    return tuple(int(eval(str(e), scope)) for e in (grid.x_grid, grid.y_grid, grid.z_grid))
 
 
 def _config_json(config):
@@ -129,7 +138,11 @@ def inductor_launches(record, backend, gpu, timer=None, emulation=None):
             finally:
                 timer.paused -= 1
             record(_launch(heuristics, self, backend, self.launchers[0].config, args, kwargs))
-            return original_run(self, *args, stream=stream, benchmark_run=benchmark_run, **kwargs)
+            timer.label = timer_label(self.fn)
+            try:
+                return original_run(self, *args, stream=stream, benchmark_run=benchmark_run, **kwargs)
+            finally:
+                timer.label = None
         with emulation.suspended():
             launch = _launch(heuristics, self, backend, self.configs[0], args, kwargs)
         emulation.kernel_launched(launch.name, launch.bound_args)

@@ -29,7 +29,7 @@ import weakref
 from . import captured_task, kernelbench
 from .capture import _patched_runtime
 from .cuda_emulation import emulated_cuda
-from .inductor_capture import inductor_launches
+from .inductor_capture import inductor_launches, timer_label
 from .kernel_writes import written_params
 
 _STAT_SAMPLE = 1 << 16
@@ -264,8 +264,10 @@ def _costs(recorder):
         return {id(k): k.static_bytes() for k in recorder.kernels.values()}, {}
     totals = recorder.timer.totals_ms()
     names = {k.fn.fn.__name__ for k in recorder.kernels.values()}
-    costs = {id(k): totals.get(k.fn.fn.__name__, (0, 0.0))[1] for k in recorder.kernels.values()}
-    others = {name: t for name, t in totals.items() if name not in names}
+    # Inductor's kernels are timed under their record's label: two graphs can name two kernels alike.
+    costs = {id(k): totals.get(timer_label(k.fn), totals.get(k.fn.fn.__name__, (0, 0.0)))[1]
+             for k in recorder.kernels.values()}
+    others = {name: t for name, t in totals.items() if isinstance(name, str) and name not in names}
     return costs, others
 
 
