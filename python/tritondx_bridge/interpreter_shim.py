@@ -1,8 +1,9 @@
 """What Triton 3.6's CPU interpreter (TRITON_INTERPRET=1) gets wrong, patched so that a kernel
 run on the CPU computes what the compiled kernel computes on the GPU: scalar tensors as indices,
 bf16 dot and arithmetic, a single-rounding FMA, float scalar arguments, `and`/`or` of tensors,
-and @triton.autotune (its first config). The bridge's CPU paths install it before loading a task:
-the `verify` verb on "cpu", the CPU runtime integrity checks, and the tests' entry checks.
+@triton.autotune (its first config), and libdevice's functions (interpreter_libdevice.py). The
+bridge's CPU paths install it before loading a task: the `verify` verb on "cpu", the CPU runtime
+integrity checks, and the tests' entry checks.
 """
 
 
@@ -137,7 +138,12 @@ def install_interpreter_shim():
     ast_transformer = interpreter.FunctionRewriter.ast_transformer
     interpreter.FunctionRewriter.ast_transformer = BoolOpAsTriton()
 
+    # libdevice's extern functions return None under the interpreter: numpy computes them.
+    from .interpreter_libdevice import install_libdevice
+    undo_libdevice = install_libdevice()
+
     def undo():
+        undo_libdevice()
         interpreter.FunctionRewriter.ast_transformer = ast_transformer
         interpreter._patch_lang_tensor = patch_tensor
         builder.create_dot = create_dot

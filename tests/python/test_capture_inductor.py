@@ -78,3 +78,28 @@ def test_a_file_that_is_not_a_problem_and_a_missing_one_are_usage_errors(tmp_pat
     assert done.returncode == 2 and "no such problem file" in done.stderr
     done, _ = capture(tmp_path / "out", "--kernelbench", str(script), "--", str(script))
     assert done.returncode == 2 and "not both" in done.stderr
+
+
+def test_inductor_tasks_verify_under_the_interpreter(tmp_path):
+    """Inductor's kernels call libdevice (erf, rsqrt): with the interpreter shim they run on the CPU,
+    and each captured task verifies against its original kernel."""
+    program = tmp_path / "small.py"
+    program.write_text('''import torch
+import torch.nn.functional as F
+
+@torch.compile
+def block(x, w):
+    return F.layer_norm(F.gelu(x), (x.shape[-1],), w) * 2.0
+
+block(torch.randn(32, 256, device="cuda"), torch.rand(256, device="cuda") + 0.5)
+''')
+    done, summary = capture(tmp_path / "out", "--", str(program))
+    assert done.returncode == 0, done.stderr
+    tasks = [k["task"] for k in summary["kernels"] if k["task"]]
+    assert tasks and all(k.get("generated_by") for k in summary["kernels"])
+    result = tmp_path / "verified.jsonl"
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "verify_shapes.py"), "--device", "cpu", "--out",
+                    str(result), *tasks], capture_output=True, text=True, env=dict(ENV, TRITON_INTERPRET="1"),
+                   timeout=600)
+    lines = [json.loads(line) for line in result.read_text().splitlines()]
+    assert len(lines) == len(tasks) and all(line.get("passed") for line in lines), lines
