@@ -66,7 +66,8 @@ def kernel_json(record):
     main = record.main_config()
     generated = {"generated_by": record.generated_by["generator"]} if record.generated_by else {}
     return {**generated, "kernel": record.fn.fn.__name__,
-            "qualname": f"{record.fn.fn.__module__}.{record.fn.fn.__qualname__}", "file": path, "line": line, "package": package, "version": version,
+            "qualname": f"{record.fn.fn.__module__}.{record.fn.fn.__qualname__}",
+            "file": path, "line": line, "package": package, "version": version,
             "configs": len(configs), "autotune": main["autotune"],
             "shapes": [{"count": c["count"], "args": {n: d.get("shape", d.get("value")) for n, d in c["args"]}}
                        for c in [main] + [c for c in configs if c is not main]][:12]}
