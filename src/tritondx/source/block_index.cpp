@@ -1,5 +1,7 @@
 #include "tritondx/source/block_index.h"
 
+#include <algorithm>
+
 namespace tdx::l0 {
 
 namespace {
@@ -12,6 +14,12 @@ bool is_scalar(const KernelView& view, const PyNode& n) {
   for (long long d : *s)
     if (d != 1) return false;
   return true;
+}
+
+bool has_arange(const KernelView& view, const PyNode& e) {
+  return view.flows_from(e, [](const PyNode& n) {
+    return n.type == "Call" && normalize_triton_name(call_name(n)) == "tl.arange";
+  });
 }
 
 std::optional<BlockIndex> decompose(const KernelView& view, const PyNode& e, int depth) {
@@ -31,6 +39,8 @@ std::optional<BlockIndex> decompose(const KernelView& view, const PyNode& e, int
     }
     if (name == "tl.multiple_of" || name == "tl.max_contiguous")
       if (const PyNode* a = argument(e, 0)) return decompose(view, *a, depth + 1);
+    if (const PyNode* f = e.child("func"); f && f->type == "Attribute" && f->str_field("attr") == "to")
+      if (const PyNode* v = f->child("value")) return decompose(view, *v, depth + 1);  // offs.to(tl.int64)
     return std::nullopt;
   }
   if (e.type == "BinOp") {
@@ -40,12 +50,20 @@ std::optional<BlockIndex> decompose(const KernelView& view, const PyNode& e, int
     const PyNode* r = e.child("right");
     if (!l || !r) return std::nullopt;
     bool ls = is_scalar(view, *l), rs = is_scalar(view, *r);
+    if (ls && rs) {  // a block of 1 (tl.arange(0, 1)) has a scalar's shape: the arange's side is the block
+      bool la = has_arange(view, *l), ra = has_arange(view, *r);
+      if (la == ra) return std::nullopt;
+      ls = !la;
+      rs = !ra;
+    }
     if (ls == rs) return std::nullopt;  // both tensors (e.g. a 2-D index) or both scalars
     const PyNode& tensor = ls ? *r : *l;
     const PyNode& scalar = ls ? *l : *r;
     if (op == "Sub" && ls) return std::nullopt;  // c - arange runs backwards
     auto inner = decompose(view, tensor, depth + 1);
     auto offset = view.range(scalar);
+    if (!offset || !offset->is_point())  // intervals lose program mappings (a grouped ordering): enumerate
+      if (auto exact = view.range_over_programs(scalar)) offset = exact;
     if (!offset && !view.root_pointer(scalar).empty()) offset = Range{0, 0};  // a base pointer: offsets count from it
     if (!inner || !offset) return std::nullopt;
     if (op == "Add") inner->start = Range{inner->start.lo + offset->lo, inner->start.hi + offset->hi};
@@ -157,6 +175,12 @@ std::optional<MaskBound> mask_bound(const KernelView& view, const PyNode& c) {
   if (ops.size() != 1 || rhs.size() != 1 || !lhs) return std::nullopt;
   std::string op = ops[0].get<std::string>();
   bool left_scalar = is_scalar(view, *lhs), right_scalar = is_scalar(view, *rhs[0]);
+  if (left_scalar && right_scalar) {  // a block of 1 has a scalar's shape: the arange's side is the index
+    bool left_block = has_arange(view, *lhs), right_block = has_arange(view, *rhs[0]);
+    if (left_block == right_block) return std::nullopt;
+    left_scalar = !left_block;
+    right_scalar = !right_block;
+  }
   if (left_scalar == right_scalar) return std::nullopt;
   MaskBound b;
   b.compare = &c;
@@ -174,6 +198,13 @@ std::optional<MaskBound> mask_bound(const KernelView& view, const PyNode& c) {
   else return std::nullopt;
   b.inclusive = op == "LtE" || op == "GtE";
   b.index_range = view.range(*b.index);
+  // A block index's span, from its start evaluated over the programs, is tighter where intervals
+  // lose the program mapping (a block of rows in a grouped program ordering).
+  if (auto bi = decompose(view, *b.index, 0)) {
+    Range span{bi->start.lo, bi->start.hi + bi->block - 1};
+    b.index_range = b.index_range ? Range{std::max(b.index_range->lo, span.lo), std::min(b.index_range->hi, span.hi)}
+                                  : span;
+  }
   b.limit_range = view.range(*b.limit);
   return b;
 }

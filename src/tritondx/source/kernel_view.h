@@ -84,6 +84,12 @@ class KernelView {
   // variables over their trip, parameters at their launch value, tl.arange over its span).
   std::optional<Range> range(const PyNode& expr) const;
   std::optional<long long> value(const PyNode& expr) const;  // range() when it is a point
+  // The range of a scalar expression of program ids, by evaluating it at every program of the
+  // captured grid (up to 2^16 of them): exact where range()'s intervals lose the mapping.
+  std::optional<Range> range_over_programs(const PyNode& expr) const;
+  // The values a counted loop's target takes over all programs, its bounds evaluated per program
+  // (`for start in range(pid * CHUNK, min(pid * CHUNK + CHUNK, n), BLOCK)`).
+  std::optional<Range> loop_range_over_programs(const PyNode& for_stmt) const;
   // Range of the values a For loop's target takes; nullopt unless a counted range(...).
   std::optional<Range> loop_range(const PyNode& for_stmt) const;
   std::optional<long long> trip_count(const PyNode& for_stmt) const;
@@ -128,6 +134,7 @@ class KernelView {
   const KernelInfo* kernel_info_ = nullptr;
   std::map<std::string, std::vector<Definition>, std::less<>> defs_;
   std::map<std::string, std::vector<const PyNode*>, std::less<>> uses_;
+  mutable std::map<const PyNode*, std::optional<Range>> programs_cache_;  // range_over_programs
 };
 
 }  // namespace tdx::l0

@@ -73,7 +73,8 @@ std::optional<Range> KernelView::loop_range(const PyNode& for_stmt) const {
     end = range(*args[1]);
     if (args.size() >= 3) step = range(*args[2]);
   }
-  if (!start || !end || !step || !start->is_point() || !step->is_point() || step->lo <= 0) return std::nullopt;
+  if (!start || !end || !step || !start->is_point() || !step->is_point() || step->lo <= 0)
+    return loop_range_over_programs(for_stmt);  // bounds that depend on the program id
   if (end->hi <= start->lo) return std::nullopt;
   long long last = start->lo + ((end->hi - start->lo - 1) / step->lo) * step->lo;
   return Range{start->lo, last};
@@ -280,7 +281,7 @@ std::optional<std::vector<long long>> KernelView::shape_impl(const PyNode& e, in
       name == "float" || name == "int" || normalize_triton_name(name) == "tl.program_id" || is_program_id_helper(name))
     return Shape{};
   if (is_hint(name) || name == "tl.cast") return sub(a0);
-  if (is_elementwise(name)) return all(e.children_in("args"));
+  if (is_elementwise(name) || name == "min" || name == "max") return all(e.children_in("args"));
   if (name == "tl.broadcast_to") {
     auto args = e.children_in("args");
     if (args.size() == 2) return dims(args[1]);
