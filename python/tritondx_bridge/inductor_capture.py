@@ -66,9 +66,20 @@ def _config_json(config):
     return {**config.kwargs, "num_warps": config.num_warps, "num_stages": config.num_stages}
 
 
+def _configs(tuner):
+    """Inductor's configs for the kernel. Once compiled, Inductor drops `configs` (None) and
+    keeps one launcher per config, then only the chosen one: capture notes them before that."""
+    noted = getattr(tuner, "_tritondx_configs", None)
+    if noted is None:
+        noted = list(tuner.configs) if tuner.configs is not None else [l.config for l in tuner.launchers]
+        if len(noted) > 1 or tuner.configs is not None:
+            tuner._tritondx_configs = noted
+    return noted
+
+
 def _autotune(tuner, config):
     """What capture says of Inductor's configs: all it had, and the one launched."""
-    configs = [_config_json(c) for c in tuner.configs]
+    configs = [_config_json(c) for c in _configs(tuner)]
     used = _config_json(config)
     if used not in configs:  # a config Inductor's coordinate descent found beyond its list
         configs.append(used)
@@ -134,6 +145,7 @@ def inductor_launches(record, backend, gpu, timer=None, emulation=None):
                 if not self.launchers:
                     self.precompile()
                 if len(self.launchers) > 1:
+                    _configs(self)  # before autotuning keeps only the chosen launcher
                     self.autotune_to_one_config(*args, **kwargs)
             finally:
                 timer.paused -= 1
@@ -144,7 +156,7 @@ def inductor_launches(record, backend, gpu, timer=None, emulation=None):
             finally:
                 timer.label = None
         with emulation.suspended():
-            launch = _launch(heuristics, self, backend, self.configs[0], args, kwargs)
+            launch = _launch(heuristics, self, backend, _configs(self)[0], args, kwargs)
         emulation.kernel_launched(launch.name, launch.bound_args)
         record(launch)
         return None
