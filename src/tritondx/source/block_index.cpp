@@ -16,20 +16,35 @@ bool is_scalar(const KernelView& view, const PyNode& n) {
   return true;
 }
 
+// Intervals are exact for sums and products of program ids and constants, and can be loose past
+// a `%`, `//` or min/max of them (the grouped ordering's row); only then are programs enumerated.
+bool loose_intervals(const KernelView& view, const PyNode& e) {
+  return view.flows_from(e, [](const PyNode& n) {
+    if (n.type == "BinOp") {
+      const std::string op = n.fields.value("op", "");
+      return op == "Mod" || op == "FloorDiv";
+    }
+    if (n.type != "Call") return false;
+    const std::string name = call_name(n);
+    return name == "min" || name == "max" || name == "tl.minimum" || name == "tl.maximum";
+  });
+}
+
 bool has_arange(const KernelView& view, const PyNode& e) {
   return view.flows_from(e, [](const PyNode& n) {
     return n.type == "Call" && normalize_triton_name(call_name(n)) == "tl.arange";
   });
 }
 
-std::optional<BlockIndex> decompose(const KernelView& view, const PyNode& e, int depth) {
+// `exact`: a scalar start whose intervals can be loose is evaluated at every program instead.
+std::optional<BlockIndex> decompose(const KernelView& view, const PyNode& e, int depth, bool exact = false) {
   if (depth > kMaxDepth) return std::nullopt;
   if (e.type == "Name") {
     const Definition* d = view.definition(e);
     if (!d || d->stmt->type != "Assign" || !d->value) return std::nullopt;
-    return decompose(view, *d->value, depth + 1);
+    return decompose(view, *d->value, depth + 1, exact);
   }
-  if (e.type == "Subscript") return decompose(view, *e.child("value"), depth + 1);
+  if (e.type == "Subscript") return decompose(view, *e.child("value"), depth + 1, exact);
   if (e.type == "Call") {
     std::string name = call_name(e);
     if (name == "tl.arange") {
@@ -38,9 +53,9 @@ std::optional<BlockIndex> decompose(const KernelView& view, const PyNode& e, int
       return BlockIndex{&e, r->hi - r->lo + 1, Range{r->lo, r->lo}};
     }
     if (name == "tl.multiple_of" || name == "tl.max_contiguous")
-      if (const PyNode* a = argument(e, 0)) return decompose(view, *a, depth + 1);
+      if (const PyNode* a = argument(e, 0)) return decompose(view, *a, depth + 1, exact);
     if (const PyNode* f = e.child("func"); f && f->type == "Attribute" && f->str_field("attr") == "to")
-      if (const PyNode* v = f->child("value")) return decompose(view, *v, depth + 1);  // offs.to(tl.int64)
+      if (const PyNode* v = f->child("value")) return decompose(view, *v, depth + 1, exact);  // offs.to(tl.int64)
     return std::nullopt;
   }
   if (e.type == "BinOp") {
@@ -60,10 +75,10 @@ std::optional<BlockIndex> decompose(const KernelView& view, const PyNode& e, int
     const PyNode& tensor = ls ? *r : *l;
     const PyNode& scalar = ls ? *l : *r;
     if (op == "Sub" && ls) return std::nullopt;  // c - arange runs backwards
-    auto inner = decompose(view, tensor, depth + 1);
+    auto inner = decompose(view, tensor, depth + 1, exact);
     auto offset = view.range(scalar);
-    if (!offset || !offset->is_point())  // intervals lose program mappings (a grouped ordering): enumerate
-      if (auto exact = view.range_over_programs(scalar)) offset = exact;
+    if (!offset || (exact && loose_intervals(view, scalar)))  // a grouped ordering's % and min()
+      if (auto over_programs = view.range_over_programs(scalar)) offset = over_programs;
     if (!offset && !view.root_pointer(scalar).empty()) offset = Range{0, 0};  // a base pointer: offsets count from it
     if (!inner || !offset) return std::nullopt;
     if (op == "Add") inner->start = Range{inner->start.lo + offset->lo, inner->start.hi + offset->hi};
@@ -198,14 +213,15 @@ std::optional<MaskBound> mask_bound(const KernelView& view, const PyNode& c) {
   else return std::nullopt;
   b.inclusive = op == "LtE" || op == "GtE";
   b.index_range = view.range(*b.index);
-  // A block index's span, from its start evaluated over the programs, is tighter where intervals
-  // lose the program mapping (a block of rows in a grouped program ordering).
-  if (auto bi = decompose(view, *b.index, 0)) {
-    Range span{bi->start.lo, bi->start.hi + bi->block - 1};
-    b.index_range = b.index_range ? Range{std::max(b.index_range->lo, span.lo), std::min(b.index_range->hi, span.hi)}
-                                  : span;
-  }
   b.limit_range = view.range(*b.limit);
+  // Where intervals cannot show the bound holds, a block index's span with its start evaluated at
+  // every program can (a block of rows in a grouped program ordering).
+  if (!b.always_true())
+    if (auto bi = decompose(view, *b.index, 0, true)) {
+      Range span{bi->start.lo, bi->start.hi + bi->block - 1};
+      b.index_range = b.index_range ? Range{std::max(b.index_range->lo, span.lo), std::min(b.index_range->hi, span.hi)}
+                                    : span;
+    }
   return b;
 }
 
