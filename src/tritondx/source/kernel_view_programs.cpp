@@ -47,9 +47,10 @@ struct ProgramEvaluator {
       auto a = sub(e.child("left")), b = sub(e.child("right"));
       if (!a || !b) return std::nullopt;
       const std::string op = e.fields.value("op", "");
-      if (op == "Add") return *a + *b;
-      if (op == "Sub") return *a - *b;
-      if (op == "Mult") return *a * *b;
+      long long out = 0;
+      if (op == "Add") return __builtin_add_overflow(*a, *b, &out) ? std::nullopt : std::optional<long long>(out);
+      if (op == "Sub") return __builtin_sub_overflow(*a, *b, &out) ? std::nullopt : std::optional<long long>(out);
+      if (op == "Mult") return __builtin_mul_overflow(*a, *b, &out) ? std::nullopt : std::optional<long long>(out);
       // Triton's integer // and % truncate like C, Python's floor: they agree on these only.
       if ((op == "FloorDiv" || op == "Mod") && *a >= 0 && *b > 0) return op == "Mod" ? *a % *b : *a / *b;
       if ((op == "LShift" || op == "RShift") && *a >= 0 && *b >= 0 && *b < 62) return op == "LShift" ? *a << *b : *a >> *b;
