@@ -8,6 +8,7 @@
 // evaluate is std::nullopt, and rules stay silent on nullopt.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <optional>
@@ -125,6 +126,13 @@ class KernelView {
   std::string launch_values(const PyNode& expr) const;
 
  private:
+  // What one program contributes to over_programs: a range, nothing (a loop it does not enter),
+  // or unknown.
+  struct ProgramValues {
+    bool known = false;
+    std::optional<Range> range;
+  };
+  std::optional<Range> over_programs(const std::function<ProgramValues()>& per_program) const;
   std::optional<Range> range_impl(const PyNode& expr, int depth) const;
   std::optional<std::vector<long long>> shape_impl(const PyNode& expr, int depth) const;
   std::string root_impl(const PyNode& expr, int depth) const;
@@ -135,6 +143,8 @@ class KernelView {
   std::map<std::string, std::vector<Definition>, std::less<>> defs_;
   std::map<std::string, std::vector<const PyNode*>, std::less<>> uses_;
   mutable std::map<const PyNode*, std::optional<Range>> programs_cache_;  // range_over_programs
+  // Set while range_over_programs evaluates at one program: tl.program_id is that program's id.
+  mutable const std::array<long long, 3>* pinned_pid_ = nullptr;
 };
 
 }  // namespace tdx::l0

@@ -74,7 +74,7 @@ std::optional<Range> KernelView::loop_range(const PyNode& for_stmt) const {
     if (args.size() >= 3) step = range(*args[2]);
   }
   if (!start || !end || !step || !start->is_point() || !step->is_point() || step->lo <= 0)
-    return loop_range_over_programs(for_stmt);  // bounds that depend on the program id
+    return pinned_pid_ ? std::nullopt : loop_range_over_programs(for_stmt);  // bounds that depend on the program id
   if (end->hi <= start->lo) return std::nullopt;
   long long last = start->lo + ((end->hi - start->lo - 1) / step->lo) * step->lo;
   return Range{start->lo, last};
@@ -162,7 +162,9 @@ std::optional<Range> KernelView::range_impl(const PyNode& e, int depth) const {
       if (!axis || !ctx_->launch) return std::nullopt;
       long long g = *axis < static_cast<long long>(ctx_->launch->grid.size()) ? ctx_->launch->grid[*axis] : 1;
       g = std::max<long long>(g, 1);
-      return name == "tl.num_programs" ? Range{g, g} : Range{0, g - 1};
+      if (name == "tl.num_programs") return Range{g, g};
+      if (pinned_pid_ && *axis >= 0 && *axis < 3) return Range{(*pinned_pid_)[*axis], (*pinned_pid_)[*axis]};
+      return Range{0, g - 1};
     }
     if (name == "tl.arange") {
       auto s = sub(a0), t = sub(a1);
