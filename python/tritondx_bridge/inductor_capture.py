@@ -96,15 +96,13 @@ def _launch(heuristics, tuner, backend, config, args, kwargs):
     bound_args, options, signature, constexprs, attrs = specialize(fn, backend, (), with_run_defaults(fn, call))
     launch = Launch(fn, signature, constexprs, attrs, options, _grid(heuristics, tuner, config, values), bound_args)
     launch.autotune = _autotune(tuner, config)
-    launch.generated_by = {"generator": "torch.compile (Inductor)", "torch": torch.__version__,
-                           "kernel_name": fn.fn.__name__}
+    launch.generated_by = {"generator": "torch.compile (Inductor)", "torch": torch.__version__}
     return launch
 
 
-def _compiled_off_the_mode_stack(emulation):
-    """torch.compile, returning callables that run off the emulation's mode stack (the compiled
-    code runs on the CPU tensors it is given: Inductor generates for them)."""
-    original = torch.compile
+def _compiled_off_the_mode_stack(emulation, original):
+    """`original` (torch.compile), returning callables that run off the emulation's mode stack (the
+    compiled code runs on the CPU tensors it is given: Inductor generates for them)."""
 
     def outside(call):
         @functools.wraps(call)
@@ -122,7 +120,7 @@ def _compiled_off_the_mode_stack(emulation):
             return compiled
         return outside(compiled)
 
-    return original, compile
+    return compile
 
 
 @contextlib.contextmanager
@@ -170,7 +168,7 @@ def inductor_launches(record, backend, gpu, timer=None, emulation=None):
     if not gpu:
         import torch._inductor.config as inductor_config
         tuner_class.precompile = precompile
-        original_compile, torch.compile = _compiled_off_the_mode_stack(emulation)
+        torch.compile = _compiled_off_the_mode_stack(emulation, original_compile)
         settings.enter_context(inductor_config.patch(cpu_backend="triton", compile_threads=1))
         settings.enter_context(warnings.catch_warnings())
         warnings.filterwarnings("ignore", message="Could not find an active CPU backend")
