@@ -137,23 +137,26 @@ std::string fixture_name(const ::testing::TestParamInfo<RuleFixture>& info) {
 INSTANTIATE_TEST_SUITE_P(Rules, RuleFixtureTest, ::testing::ValuesIn(discover()), fixture_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RuleFixtureTest);
 
-// The findings of one rule on an L1 fixture (compiled here, with its GPU recording).
-std::vector<Finding> l1_findings(const std::string& rule_id, const std::string& fixture) {
+// The findings of one rule on one fixture of tests/rules/<level>/<rule>/, compiled here; an L1
+// fixture with its GPU recording (<stem>.gpu).
+std::vector<Finding> fixture_findings(const std::string& rule_id, const std::string& fixture) {
   const Rule* rule = registry().find(rule_id);
   EXPECT_NE(rule, nullptr) << rule_id;
   if (!rule) return {};
-  fs::path path = fs::path(TRITONDX_SOURCE_DIR) / "tests" / "rules" / "l1" / rule_id / fixture;
-  Bridge bridge(BridgeConfig::from_environment());
+  std::string level = fmt::format("l{}", static_cast<int>(rule->level()));
+  fs::path path = fs::path(TRITONDX_SOURCE_DIR) / "tests" / "rules" / level / rule_id / fixture;
   SessionOptions options;
   options.task_path = path.string();
   options.artifacts_dir = (fs::temp_directory_path() / "tritondx-rule-tests" / "proposals" / rule_id).string();
-  auto session = DiagnosisSession::open(bridge, options);
+  auto session = DiagnosisSession::open(fixture_bridge(), options);
   EXPECT_TRUE(session.has_value()) << session.error().diagnostic.to_string();
   if (!session) return {};
-  const auto& error = (*session)->compile(false);
+  const auto& error = (*session)->compile(rule->needs().pass_dumps);
   EXPECT_FALSE(error.has_value()) << error->diagnostic.to_string();
-  auto loaded = (*session)->load_recording(fs::path(path).replace_extension(".gpu").string());
-  EXPECT_TRUE(loaded.has_value()) << loaded.error().to_string();
+  if (rule->needs().measurement || rule->needs().profile) {
+    auto loaded = (*session)->load_recording(fs::path(path).replace_extension(".gpu").string());
+    EXPECT_TRUE(loaded.has_value()) << loaded.error().to_string();
+  }
   std::vector<Finding> out;
   std::vector<RuleFailure> failures;
   for (const auto& ctx : (*session)->contexts())
@@ -173,7 +176,7 @@ std::string proposals_text(const std::vector<Finding>& findings) {
 // recipe with the output tile's constexprs named (the finding is on the def line, where there
 // is no access to read them from), 64x64 -> 128x128.
 TEST(L1Proposals, BoundClassComputeLimitedByCacheProposesGrowTile) {
-  auto findings = l1_findings("l1-bound-class", "fires_matmul.py");
+  auto findings = fixture_findings("l1-bound-class", "fires_matmul.py");
   ASSERT_EQ(findings.size(), 1u);
   const Finding& f = findings.front();
   EXPECT_NE(f.symptom.find("compute-bound workload limited by L2"), std::string::npos) << f.symptom;
@@ -199,15 +202,33 @@ TEST(L1Proposals, RecipesWhereOneFits) {
         if (f.loc.line == line && p.recipe == recipe) return &p;
     return nullptr;
   };
-  auto stall = l1_findings("l1-hot-line-stall", "fires_matmul.py");
+  auto stall = fixture_findings("l1-hot-line-stall", "fires_matmul.py");
   const RewriteProposal* stages = find(stall, 28, "set-num-stages");
   ASSERT_NE(stages, nullptr) << proposals_text(stall);
   EXPECT_EQ(stages->params, (nlohmann::json{{"num_stages", 4}}));
 
-  auto softmax = l1_findings("l1-bound-class", "fires.py");
+  auto softmax = fixture_findings("l1-bound-class", "fires.py");
   const RewriteProposal* grow = find(softmax, 13, "grow-block");
   ASSERT_NE(grow, nullptr) << proposals_text(softmax);
   EXPECT_EQ(grow->params, (nlohmann::json{{"constexpr", "BLOCK"}, {"from", 256}, {"block", 1024}}));
+}
+
+// A mask of bounds is lifted by compiling an even variant (even-shape-heuristic); a mask read
+// from memory (a gather's index check) stays whatever the shape, so that finding is advice
+// naming the load, not a recipe that would have to decline.
+TEST(L2Proposals, NarrowAccessMaskedByBoundsOrByLoadedData) {
+  auto recipes = [](const std::vector<Finding>& findings) {
+    std::set<std::string> out;
+    for (const auto& f : findings)
+      for (const auto& p : f.proposals) out.insert(p.recipe.empty() ? "advice" : std::string(p.recipe));
+    return out;
+  };
+  auto bounds = fixture_findings("l2-narrow-global-access", "fires.py");
+  EXPECT_EQ(recipes(bounds), (std::set<std::string>{"even-shape-heuristic"})) << proposals_text(bounds);
+  auto data = fixture_findings("l2-narrow-global-access", "fires_data_mask.py");
+  ASSERT_EQ(data.size(), 1u) << proposals_text(data);
+  EXPECT_EQ(recipes(data), (std::set<std::string>{"advice"})) << proposals_text(data);
+  EXPECT_EQ(data.front().proposals.front().params.value("loaded_at", 0), 16) << proposals_text(data);
 }
 
 // Every registered rule has a doc page, a firing and a silent fixture (STYLE.md, step 7).

@@ -1,6 +1,7 @@
 #include "tritondx/analysis/mlir_graph.h"
 
 #include <algorithm>
+#include <set>
 
 #include "tritondx/ir/source_map.h"
 
@@ -128,6 +129,25 @@ int find_loop(const MlirModule& module, const SourceLoc& loc, int rank) {
   for (const auto& op : module.ops)
     if (op.name == "scf.for" && op.loc == loc && seen++ == rank) return op.index;
   return -1;
+}
+
+const MlirOp* loaded_source(const MlirModule& module, std::string_view value) {
+  std::vector<std::string_view> pending{value_base(value)};
+  std::set<int> seen;
+  for (size_t next = 0; next < pending.size(); ++next) {
+    const MlirOp* op = module.defining_op(pending[next]);
+    if (!op || !seen.insert(op->index).second) continue;
+    if (op->name == "tt.load" || op->name == "ttg.local_load" || op->name == "tt.descriptor_load") return op;
+    for (const auto& operand : op->operands) pending.push_back(value_base(operand));
+  }
+  return nullptr;
+}
+
+std::string_view mask_operand(const MlirOp& op) {
+  size_t at = op.name == "tt.load" ? 1 : (op.name == "tt.store" || op.name == "ttg.async_copy_global_to_local") ? 2 : 0;
+  if (at == 0 || op.operands.size() <= at) return {};
+  if (at < op.operand_types.size() && op.operand_types[at].element != "i1") return {};
+  return op.operands[at];
 }
 
 std::string op_quote(const MlirOp& op) {

@@ -58,6 +58,14 @@ int source_line(const MlirOp& op, const std::string& source_file);
 int loop_rank(const MlirModule& module, int for_op);
 int find_loop(const MlirModule& module, const SourceLoc& loc, int rank);
 
+// The memory read (tt.load, ttg.local_load, tt.descriptor_load) whose result flows into `value`
+// through the ops defining it, nearest first; nullptr when `value` is computed from arguments,
+// program ids and constants alone (a block argument ends a path).
+const MlirOp* loaded_source(const MlirModule& module, std::string_view value);
+
+// The mask operand of a tt.load, tt.store or ttg.async_copy_global_to_local; empty when it has none.
+std::string_view mask_operand(const MlirOp& op);
+
 // The op text without its trailing `loc(...)` and indentation: what evidence quotes.
 std::string op_quote(const MlirOp& op);
 

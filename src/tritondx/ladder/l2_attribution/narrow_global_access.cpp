@@ -3,6 +3,7 @@
 #include <map>
 
 #include "tritondx/analysis/axis_info.h"
+#include "tritondx/analysis/mlir_graph.h"
 #include "tritondx/ladder/l2_attribution/l2_rule.h"
 #include "tritondx/ladder/l2_attribution/strides.h"
 
@@ -199,7 +200,22 @@ void NarrowGlobalAccessRule::check(const KernelContext& ctx, FindingSink& sink) 
     const long long root_value = mv && !mv->root_argument.empty() && ctx.launch
                                      ? ctx.launch->int_arg(mv->root_argument).value_or(0)
                                      : 0;
-    if (limiter == "mask")
+    // A mask computed from loaded data (a gather's index check, a bound read from memory) keeps
+    // per-element predicates whatever the launch's shape: no shape specialization removes it.
+    const MlirOp* data = limiter == "mask" ? loaded_source(m, mask_operand(op)) : nullptr;
+    if (data)
+      f.cause += fmt::format(" The mask depends on the values loaded at line {} (`{}`), so its constancy is 1 for "
+                             "any shape of the launch.",
+                             data->loc.line, op_quote(*data));
+    if (data)
+      f.proposals.push_back({kAdvice,
+                             fmt::format("the mask reads data loaded at line {}: a shape specialization (EVEN) cannot "
+                                         "remove it; where those lanes may be written or read unconditionally "
+                                         "(out-of-range values rejected before the launch), drop that term from this "
+                                         "access's mask",
+                                         data->loc.line),
+                             {{"line", g.line}, {"loaded_at", data->loc.line}}});
+    else if (limiter == "mask")
       f.proposals.push_back({"even-shape-heuristic",
                              "compile an unmasked variant for shapes that are multiples of the block (a constexpr "
                              "EVEN flag from @triton.heuristics) so full blocks load without per-element predicates",
