@@ -196,21 +196,22 @@ Expected<std::vector<TextEdit>> EvenShapeRecipe::edits(const RecipeInput& in) co
 // the shapes.
 Expected<void> launch_flag(const KernelContext& ctx, const std::string& flag, const Conditions& conditions, int line,
                            std::vector<TextEdit>& edits) {
-  auto site = TDX_TRY(launch_util::find_launch(ctx, line));
+  auto site = TDX_TRY(launch_util::find_launch(ctx, line, /*through_warmup=*/true));
+  // A handle launch: the warmup call passes the shapes (by name), and the flag goes to it and to the handle's call.
+  const PyNode& shapes_call = site.warmup ? *site.warmup : *site.call;
   std::string condition = TDX_TRY(condition_text(
-      ctx, conditions, [&](const std::string& n) { return launch_text(ctx, *site.call, n, line); }, line));
-  // The launch passes the flag; a long condition gets its own line before the call.
-  const PyNode* call_stmt = PyModule::enclosing_statement(*site.call);
-  size_t call_line_length = ctx.task->line(site.call->end_line).size() + flag.size() + condition.size() + 3;
-  if (call_line_length > 110 && call_stmt) {
-    std::string local = flag;
-    std::transform(local.begin(), local.end(), local.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      ctx, conditions, [&](const std::string& n) { return launch_text(ctx, shapes_call, n, line); }, line));
+  // A long condition, or one passed twice, gets its own line before the call.
+  const PyNode* call_stmt = PyModule::enclosing_statement(shapes_call);
+  size_t call_line_length = ctx.task->line(shapes_call.end_line).size() + flag.size() + condition.size() + 3;
+  std::string value = condition;
+  if ((call_line_length > 110 || site.warmup) && call_stmt) {
+    value = flag;
+    std::transform(value.begin(), value.end(), value.begin(), [](unsigned char ch) { return std::tolower(ch); });
     edits.push_back(TextEdit::insert_lines(
-        call_stmt->line, fmt::format("{}{} = {}\n", indentation_of(ctx.task->source, call_stmt->line), local, condition)));
-    edits.push_back(launch_util::set_keyword(*site.call, flag, local));
-  } else {
-    edits.push_back(launch_util::set_keyword(*site.call, flag, condition));
+        call_stmt->line, fmt::format("{}{} = {}\n", indentation_of(ctx.task->source, call_stmt->line), value, condition)));
   }
+  for (auto& e : TDX_TRY(launch_util::pass_new_parameter(ctx, site, flag, value, line))) edits.push_back(std::move(e));
   return {};
 }
 

@@ -3,10 +3,43 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <map>
 
 namespace tdx::launch_util {
+namespace {
 
-Expected<LaunchSite> find_launch(const KernelContext& ctx, int line) {
+// `h = kernel.warmup(...)` and one `h[grid](...)` in the same function (the fused-softmax
+// tutorial's way of reading the compiled kernel's registers before it launches it).
+std::optional<LaunchSite> warmup_launch(const PyNode& root, const std::string& kernel) {
+  std::optional<LaunchSite> found;
+  int count = 0;
+  PyModule::walk(root, [&](const PyNode& n) {
+    if (n.type != "FunctionDef") return;
+    PyModule::walk(n, [&](const PyNode& assign) {
+      if (assign.type != "Assign" || assign.children_in("targets").size() != 1) return;
+      const PyNode* target = assign.child("targets", 0);
+      const PyNode* warmup = assign.child("value");
+      if (!target || target->type != "Name" || !warmup || warmup->type != "Call") return;
+      std::string callee = call_name(*warmup);
+      if (callee != kernel + ".warmup" && !callee.ends_with("." + kernel + ".warmup")) return;
+      std::string handle = target->str_field("id");
+      PyModule::walk(n, [&](const PyNode& call) {
+        if (call.type != "Call") return;
+        const PyNode* f = call.child("func");
+        if (!f || f->type != "Subscript" || !f->child("value") || dotted_name(*f->child("value")) != handle) return;
+        ++count;
+        found = LaunchSite{&call, f->child("slice"), &n, warmup};
+      });
+    });
+  });
+  if (count != 1) return std::nullopt;
+  return found;
+}
+
+}  // namespace
+
+Expected<LaunchSite> find_launch(const KernelContext& ctx, int line, bool through_warmup) {
   if (!ctx.ast) return fail(Stage::Rewrite, "no AST of the task module", line);
   std::string kernel = ctx.kernel_name();
   std::vector<LaunchSite> sites;
@@ -24,6 +57,8 @@ Expected<LaunchSite> find_launch(const KernelContext& ctx, int line) {
     current_function = saved;
   };
   visit(ctx.ast->root());
+  if (sites.empty() && through_warmup)
+    if (auto handle = warmup_launch(ctx.ast->root(), kernel)) sites.push_back(*handle);
   if (sites.empty())
     return fail(Stage::Rewrite, fmt::format("no `{}[grid](...)` launch call in the task (an indirect launch)", kernel),
                 line);
@@ -109,6 +144,28 @@ TextEdit set_keyword(const PyNode& call, const std::string& name, const std::str
     return TextEdit{call.end_line, call.end_col - 1, call.end_line, call.end_col - 1, fmt::format("{}={}", name, value)};
   }
   return TextEdit::insert_after(*last, fmt::format(", {}={}", name, value));
+}
+
+TextEdit set_launch_keyword(const LaunchSite& site, const std::string& name, const std::string& value) {
+  return set_keyword(site.warmup ? *site.warmup : *site.call, name, value);
+}
+
+Expected<std::vector<TextEdit>> pass_new_parameter(const KernelContext& ctx, const LaunchSite& site,
+                                                   const std::string& name, const std::string& value, int line) {
+  if (!site.warmup) return std::vector<TextEdit>{set_keyword(*site.call, name, value)};
+  const KernelInfo* info = ctx.task ? ctx.task->kernel(ctx.kernel_name()) : nullptr;
+  const auto positional = site.call->children_in("args");
+  const bool keywords = std::any_of(site.call->children.begin(), site.call->children.end(), [](const PyNode& c) {
+    return c.field == "keywords" && c.str_field("arg") != "stream";
+  });
+  const bool starred = std::any_of(positional.begin(), positional.end(), [](const PyNode* a) { return a->type == "Starred"; });
+  if (!info || keywords || starred || positional.empty() || positional.size() != info->params.size())
+    return fail(Stage::Rewrite,
+                fmt::format("the compiled handle's launch on line {} does not pass each of {}'s {} parameters "
+                            "positionally, so {} has no place in it",
+                            site.call->line, ctx.kernel_name(), info ? info->params.size() : 0, name),
+                line);
+  return std::vector<TextEdit>{set_keyword(*site.warmup, name, value), TextEdit::insert_after(*positional.back(), ", " + value)};
 }
 
 const PyNode* single_assignment(const PyNode& function, const std::string& name) {
@@ -219,6 +276,58 @@ const PyNode* grid_expression(const LaunchSite& site) {
   if (site.grid && site.grid->type == "Name")
     if (const PyNode* def = single_assignment(*site.enclosing, site.grid->str_field("id"))) return def->child("value");
   return site.grid;
+}
+
+Expected<std::string> lambda_grid_in_kernel_terms(const KernelContext& ctx, const LaunchSite& site, size_t dim,
+                                                  int line) {
+  const PyNode* grid = grid_expression(site);
+  const PyNode* body = grid && grid->type == "Lambda" ? grid->child("body") : nullptr;
+  const PyNode* params = grid && grid->type == "Lambda" ? grid->child("args") : nullptr;
+  auto lambda_args = params ? params->children_in("args") : std::vector<const PyNode*>{};
+  if (!body || body->type != "Tuple" || lambda_args.size() != 1 || body->children_in("elts").size() <= dim)
+    return fail(Stage::Rewrite, "the grid is not a `lambda META: (...)` returning a tuple", line);
+  const std::string meta = lambda_args[0]->str_field("arg");
+  const KernelInfo* info = ctx.task ? ctx.task->kernel(ctx.kernel_name()) : nullptr;
+  if (!info) return fail(Stage::Rewrite, "no kernel parameters", line);
+  auto is_param = [&](const std::string& n) {
+    return std::any_of(info->params.begin(), info->params.end(), [&](const KernelParam& p) { return p.name == n; });
+  };
+  const std::string tl = tl_prefix(ctx);
+  std::function<Expected<std::string>(const PyNode&)> text = [&](const PyNode& n) -> Expected<std::string> {
+    if (n.type == "Constant" && int_constant(n)) return std::to_string(*int_constant(n));
+    // META["BLOCK_M"] or META.BLOCK_M: the config's constexpr.
+    std::string key;
+    if (n.type == "Subscript" && n.child("value") && dotted_name(*n.child("value")) == meta && n.child("slice") &&
+        n.child("slice")->type == "Constant")
+      key = n.child("slice")->fields.value("value", nlohmann::json()).is_string()
+                ? n.child("slice")->fields["value"].get<std::string>()
+                : "";
+    if (n.type == "Attribute" && n.child("value") && dotted_name(*n.child("value")) == meta) key = n.str_field("attr");
+    if (!key.empty()) {
+      if (!is_param(key)) return fail(Stage::Rewrite, fmt::format("the grid reads {}[\"{}\"], not a kernel parameter", meta, key), line);
+      return key;
+    }
+    if (n.type == "Name") {
+      const std::string id = n.str_field("id");
+      for (const auto& p : info->params)
+        if (const PyNode* a = passed_argument(ctx, *site.call, p.name); a && a->type == "Name" && a->str_field("id") == id)
+          return p.name;
+      return fail(Stage::Rewrite, fmt::format("the grid reads {}, which the launch call passes to no kernel parameter", id), line);
+    }
+    if (n.type == "BinOp") {
+      static const std::map<std::string, std::string> ops = {{"Add", "+"}, {"Sub", "-"}, {"Mult", "*"}, {"FloorDiv", "//"}};
+      auto op = ops.find(n.str_field("op"));
+      if (op == ops.end() || !n.child("left") || !n.child("right"))
+        return fail(Stage::Rewrite, fmt::format("the grid uses the operator {}", n.str_field("op")), line);
+      return fmt::format("({} {} {})", TDX_TRY(text(*n.child("left"))), op->second, TDX_TRY(text(*n.child("right"))));
+    }
+    if (n.type == "Call" && (call_name(n) == "triton.cdiv" || call_name(n) == "cdiv") && n.children_in("args").size() == 2)
+      return fmt::format("{}.cdiv({}, {})", tl, TDX_TRY(text(*argument(n, 0))), TDX_TRY(text(*argument(n, 1))));
+    return fail(Stage::Rewrite, fmt::format("the grid's `{}` has no counterpart in the kernel", node_text(n, ctx.task->lines)), line);
+  };
+  std::string out = TDX_TRY(text(*body->children_in("elts")[dim]));
+  if (body->children_in("elts")[dim]->type == "BinOp") out = out.substr(1, out.size() - 2);  // no outer parentheses
+  return out;
 }
 
 const PyNode* other_use_of_value(const LaunchSite& site, long long value,

@@ -22,8 +22,25 @@ struct LaunchSite {
   const PyNode* call = nullptr;       // the Call
   const PyNode* grid = nullptr;       // the Subscript's slice: the grid expression
   const PyNode* enclosing = nullptr;  // the FunctionDef containing the call (usually `launch`)
+  // Set when the kernel is launched through a compiled handle, `h = kernel.warmup(..., grid=...)`
+  // then `h[grid](...)` (`call`): the warmup call compiles, and its keywords choose the constexprs
+  // and options; the handle's call passes every parameter positionally and takes no keywords.
+  const PyNode* warmup = nullptr;
 };
-Expected<LaunchSite> find_launch(const KernelContext& ctx, int line_for_errors);
+// `through_warmup`: a recipe that edits the launch with set_launch_keyword / append_launch_value
+// also accepts a launch through a warmup handle.
+Expected<LaunchSite> find_launch(const KernelContext& ctx, int line_for_errors, bool through_warmup = false);
+
+// Sets launch keyword `name=value` where the launch takes it: on the call, or on the warmup call of
+// a handle launch (which compiles with it).
+TextEdit set_launch_keyword(const LaunchSite& site, const std::string& name, const std::string& value);
+
+// Passes a newly appended parameter `name` (the kernel's last): as a keyword of the call, or on a
+// handle launch as a keyword of the warmup call and the last positional argument of the handle's
+// call, which must pass every earlier parameter positionally.
+Expected<std::vector<TextEdit>> pass_new_parameter(const KernelContext& ctx, const LaunchSite& site,
+                                                   const std::string& name, const std::string& value,
+                                                   int line_for_errors);
 
 // Refuses kernels wrapped in @triton.autotune / @triton.heuristics (their configs, not the
 // launch call, decide the launch options and constexprs).
@@ -70,6 +87,14 @@ Expected<TextEdit> append_params(const KernelContext& ctx, const std::string& de
 
 // The grid expression: for a name, the value of its single assignment in the launch function.
 const PyNode* grid_expression(const LaunchSite& site);
+
+// One dimension of a grid, `dim` of the tuple a `lambda META: (...)` grid returns (an autotuned
+// kernel's grid), written in the kernel's terms so the kernel can compute it itself:
+// `META["BLOCK_M"]` (or META.BLOCK_M) -> the constexpr BLOCK_M, a launch-local name -> the kernel
+// parameter the launch call passes it to, `triton.cdiv` -> tl.cdiv. An error naming the part that
+// has no kernel counterpart (a name the call does not pass, a call other than cdiv).
+Expected<std::string> lambda_grid_in_kernel_terms(const KernelContext& ctx, const LaunchSite& site, size_t dim,
+                                                  int line_for_errors);
 
 // Inserts `@triton.heuristics({<values>})` right above the kernel's @triton.jit (spelled as the
 // module spells jit): innermost, so it runs after every other wrapper and sees (and may replace)

@@ -234,7 +234,9 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
     return fail(Stage::Rewrite, std::move(why), line);
   };
   if (!ctx.launch || !ctx.function || !ctx.task) return refuse("no captured launch");
-  if (auto wrapped = launch_util::refuse_wrapped(ctx, line)) return std::unexpected(*wrapped);
+  // Under @triton.autotune/@triton.heuristics the configs size the tiles: the grid is a lambda of
+  // them, and the kernel counts its tiles itself from that lambda's expression.
+  const bool wrapped = launch_util::refuse_wrapped(ctx, line).has_value();
   KernelView view(ctx);
   const std::string tl = launch_util::tl_prefix(ctx);
 
@@ -344,11 +346,19 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
   if (!launch_stmt || launch_stmt->parent != site.enclosing)
     return refuse("the launch call is not a top-level statement of the launch function");
   const PyNode* grid = launch_util::grid_expression(site);
-  if (!grid || grid->type != "Tuple" || grid->children_in("elts").size() != 1) return refuse("the grid is not a 1-tuple");
-  std::string tiles = site.grid->type == "Name" ? site.grid->str_field("id") + "[0]"
-                                                  : recipe_util::text(ctx, *grid->children_in("elts")[0]);
+  std::string tiles;  // the tile count: in the launch, or (wrapped) in the kernel's terms
+  if (wrapped) {
+    const PyNode* body = grid && grid->type == "Lambda" ? grid->child("body") : nullptr;
+    if (!body || body->type != "Tuple" || body->children_in("elts").size() != 1)
+      return refuse("the kernel is autotuned and its grid is not a `lambda META: (...)` of one dimension");
+    tiles = TDX_TRY(launch_util::lambda_grid_in_kernel_terms(ctx, site, 0, line));
+  } else {
+    if (!grid || grid->type != "Tuple" || grid->children_in("elts").size() != 1) return refuse("the grid is not a 1-tuple");
+    tiles = site.grid->type == "Name" ? site.grid->str_field("id") + "[0]"
+                                      : recipe_util::text(ctx, *grid->children_in("elts")[0]);
+  }
   std::set<std::string> launch_names = PyModule::names_written(*site.enclosing);
-  for (const std::string name : {"num_tiles", "launch_grid", "use_tma", "sms"})
+  for (const std::string name : {"num_tiles", "launch_grid", "use_tma", "sms", "grid_tiles"})
     if (launch_names.count(name)) return refuse(fmt::format("the launch function already binds {}", name));
   std::string tensors[2];
   for (int i = 0; i < 2; ++i) {
@@ -358,13 +368,16 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
   }
   if (ctx.task->source.find("import torch") == std::string::npos) return refuse("the module does not import torch");
 
-  std::optional<TmaConfig> config = tma_config(ctx, site, ops, launch_names);
+  // An autotuned kernel's K block and stages are its configs', not the launch's.
+  std::optional<TmaConfig> config = wrapped ? std::nullopt : tma_config(ctx, site, ops, launch_names);
 
   // The kernel: descriptors once per program, then the body from the program id on in the tile loop.
   std::vector<TextEdit> edits;
-  edits.push_back(TDX_TRY(launch_util::append_params(ctx, fmt::format("num_tiles, USE_TMA: {}.constexpr", tl), line)));
+  edits.push_back(TDX_TRY(launch_util::append_params(
+      ctx, fmt::format("{}USE_TMA: {}.constexpr", wrapped ? "" : "num_tiles, ", tl), line)));
   const std::string ind = indentation_of(ctx.task->source, pid_stmt->line);
-  std::string text = ind + "if USE_TMA:\n";
+  std::string text = wrapped ? fmt::format("{}num_tiles = {}\n", ind, tiles) : "";
+  text += ind + "if USE_TMA:\n";
   for (const auto& op : ops)
     text += fmt::format("{}    {}_desc = {}.make_tensor_descriptor({}, shape=[{}, {}], strides=[{}, {}], "
                         "block_shape=[{}, {}])\n",
@@ -392,10 +405,15 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
 
   // The launch: the tile count, the alignment check, the allocator and the persistent grid.
   const std::string li = indentation_of(ctx.task->source, launch_stmt->line);
-  std::string launch_text = fmt::format(
-      "{0}num_tiles = {1}\n"
-      "{0}launch_grid = (num_tiles,)\n",
-      li, tiles);
+  // A wrapped kernel's grid stays the lambda of its configs (named grid_tiles when written inline).
+  const std::string grid_fn = site.grid->type == "Name" ? site.grid->str_field("id") : "grid_tiles";
+  std::string launch_text;
+  if (!wrapped)
+    launch_text = fmt::format("{0}num_tiles = {1}\n{0}launch_grid = (num_tiles,)\n", li, tiles);
+  else if (site.grid->type == "Name")
+    launch_text = fmt::format("{0}launch_grid = {1}\n", li, grid_fn);
+  else
+    launch_text = fmt::format("{0}grid_tiles = {1}\n{0}launch_grid = grid_tiles\n", li, recipe_util::text(ctx, *site.grid));
   if (config) launch_text += fmt::format("{}block_k, stages = {}, {}\n", li, config->block_k, config->stages);
   launch_text += fmt::format(
       "{0}use_tma = all(t.stride(-1) == 1 and t.data_ptr() % 16 == 0 and\n"
@@ -404,8 +422,9 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
       "{0}    triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device={1}.device, "
       "dtype=torch.int8))\n"
       "{0}    sms = torch.cuda.get_device_properties({1}.device).multi_processor_count if {1}.is_cuda else 1\n"
-      "{0}    launch_grid = (min(num_tiles, sms),)\n",
-      li, tensors[0], tensors[0] + ", " + tensors[1]);
+      "{0}    launch_grid = {3}\n",
+      li, tensors[0], tensors[0] + ", " + tensors[1],
+      wrapped ? fmt::format("lambda META: (min({}(META)[0], sms),)", grid_fn) : "(min(num_tiles, sms),)");
   if (config) {
     std::string row_bytes;  // 128 // element size of each operand whose K axis is its unit-stride one
     for (int i = 0; i < 2; ++i)
@@ -422,6 +441,10 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
   if (config) {
     edits.push_back(TextEdit::replace(*config->block_k_node, "block_k"));
     if (config->stages_node) edits.push_back(TextEdit::replace(*config->stages_node, "stages"));
+  }
+  if (wrapped) {
+    edits.push_back(launch_util::set_keyword(*site.call, "USE_TMA", "use_tma"));
+    return edits;
   }
   edits.push_back(launch_util::set_keyword(
       *site.call, "num_tiles",
