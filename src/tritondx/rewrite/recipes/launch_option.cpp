@@ -1,6 +1,8 @@
 // set-num-warps, set-num-stages: set a launch option keyword on the kernel's launch call.
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "tritondx/rewrite/recipes/autotune_space.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
@@ -23,7 +25,8 @@ constexpr OptionSpec kNumWarps{
     "replicates over) and l2-dot-not-wgmma / l3-mma-v3-precondition (a multiple of 4 for wgmma). Refuses "
     "indirect launch calls, or several launch calls of which more than one ran, and values that are not a "
     "power of two between 1 and 32. On an autotuned kernel it adds a config instead: the one the diagnosis "
-    "compiled, with num_warps=N (the autotuner keeps every config it had).",
+    "compiled, with num_warps=N (the autotuner keeps every config it had); when a @triton.heuristics computes "
+    "num_warps, an innermost heuristic scales its value by N / the launch's.",
     1, 32};
 
 constexpr OptionSpec kNumStages{
@@ -34,7 +37,8 @@ constexpr OptionSpec kNumStages{
     "what-if compile) or an indirection level needs more stages, and by l1-hot-line-stall and l1-bound-class "
     "(one more stage) when measured warps wait on the pipelined copies. Every loop without its own "
     "tl.range(num_stages=...) follows the launch value. On an autotuned kernel it adds a config instead: "
-    "the one the diagnosis compiled, with num_stages=S (the autotuner keeps every config it had). Refuses "
+    "the one the diagnosis compiled, with num_stages=S (the autotuner keeps every config it had); when a "
+    "@triton.heuristics computes num_stages, an innermost heuristic shifts its value by S - the launch's. Refuses "
     "indirect launch calls, or several launch calls of which more than one ran, and proposals that name no stage count.",
     1, 8};
 
@@ -59,6 +63,28 @@ class LaunchOptionRecipe final : public Recipe {
   const OptionSpec& spec_;
 };
 
+// A @triton.heuristics computes the option from the shapes: an innermost heuristic scales what it
+// computed, so the captured launch gets `value` and other shapes keep their relation to it
+// (num_warps by the same power of two, num_stages by the same difference).
+Expected<std::vector<TextEdit>> heuristic_option(const KernelContext& ctx, const std::string& key, long long value,
+                                                 int line) {
+  if (!ctx.launch) return fail(Stage::Rewrite, fmt::format("@triton.heuristics computes {}; no captured launch", key), line);
+  const long long current = key == "num_warps" ? ctx.launch->num_warps() : ctx.launch->num_stages();
+  if (current <= 0 || current == value)
+    return fail(Stage::Rewrite, fmt::format("the launch already runs with {}={}", key, current), line);
+  std::string scaled;
+  if (key == "num_warps" && value > current && value % current == 0)
+    scaled = fmt::format("min(32, args[\"num_warps\"] * {})", value / current);
+  else if (key == "num_warps" && current % value == 0)
+    scaled = fmt::format("max(1, args[\"num_warps\"] // {})", current / value);
+  else if (key == "num_stages")
+    scaled = fmt::format("max(1, args[\"num_stages\"] {} {})", value > current ? "+" : "-", std::llabs(value - current));
+  else
+    return fail(Stage::Rewrite, fmt::format("{}={} is not a power-of-two multiple of the launch's {}", key, value, current), line);
+  return std::vector<TextEdit>{
+      TDX_TRY(launch_util::insert_inner_heuristic(ctx, fmt::format("\"{}\": lambda args: {}", key, scaled), line))};
+}
+
 Expected<std::vector<TextEdit>> LaunchOptionRecipe::edits(const RecipeInput& in) const {
   int line = in.finding.loc.line;
   std::string key(spec_.option);
@@ -74,7 +100,7 @@ Expected<std::vector<TextEdit>> LaunchOptionRecipe::edits(const RecipeInput& in)
                 fmt::format("num_warps={} is not fewer than the launch's {}", value, in.ctx.launch->num_warps()), line);
   if (autotune_space::decides(in.ctx, key)) {
     auto tuned = TDX_TRY(autotune_space::of(in.ctx, line));
-    if (!tuned) return fail(Stage::Rewrite, fmt::format("@triton.heuristics computes {}", key), line);
+    if (!tuned) return heuristic_option(in.ctx, key, value, line);
     return autotune_space::add_variant(
         in.ctx, *tuned, [&](autotune_space::Config& c) { autotune::set_option(c, key, int(value)); },
         fmt::format("{}={}", key, value), line);
