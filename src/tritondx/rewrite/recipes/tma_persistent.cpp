@@ -41,15 +41,20 @@ class TmaPersistentRecipe final : public Recipe {
            "kernel with other program_id "
            "or num_programs calls or a return, operands that are not one masked load each of a pointer "
            "tile of that form, extents that are not kernel parameters, and names the rewrite would "
-           "rebind.";
+           "rebind. Also reads the matmul tutorial's form: indices wrapped past the extent (`% M`, read only by "
+           "the pointer tile) stand for the row or column mask, and a K mask `offs_k < K - k * BLOCK_K`. On an "
+           "autotuned kernel the grid stays the configs' lambda (wrapped with min(.., SM count)) and the kernel "
+           "counts its tiles from the lambda's expression.";
   }
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
   bool after_tuning() const override { return true; }
 };
 
-// `start + tl.arange(0, BLOCK)` (start "0" for a bare arange).
+// `start + tl.arange(0, BLOCK)` (start "0" for a bare arange), or `(start + tl.arange(0, BLOCK)) % E`
+// (Triton's matmul tutorial wraps the rows and columns past the extent instead of masking them).
 struct IndexVector {
   std::string start, block;
+  std::string wrap;  // E of `% E`; empty when the index does not wrap
 };
 
 // One dot operand: `target = tl.load(ptrs, mask=..., other=0)` of `ptrs = base + i0[:, None] *
@@ -82,10 +87,17 @@ Expected<IndexVector> index_vector(const KernelView& view, const std::string& na
   const PyNode* def = top_level_definition(view, name);
   if (!def || !def->child("value"))
     return fail(Stage::Rewrite, fmt::format("{} is not assigned once at the kernel's top level", name), line);
-  std::string start;
+  std::string start, wrap;
+  const PyNode* value = def->child("value");
+  if (value->type == "BinOp" && value->str_field("op") == "Mod" && value->child("right") &&
+      value->child("right")->type == "Name" && view.is_param(value->child("right")->str_field("id")) &&
+      value->child("left")) {
+    wrap = value->child("right")->str_field("id");
+    value = value->child("left");
+  }
   const PyNode* arange = nullptr;
   int others = 0;
-  for (const PyNode* t : recipe_util::sum_terms(*def->child("value"))) {
+  for (const PyNode* t : recipe_util::sum_terms(*value)) {
     if (t->type == "Call" && normalize_triton_name(call_name(*t)) == "tl.arange" && !arange) {
       arange = t;
     } else {
@@ -98,7 +110,7 @@ Expected<IndexVector> index_vector(const KernelView& view, const std::string& na
   const PyNode* hi = argument(*arange, 1);
   if (!lo || !hi || int_constant(*lo) != 0)
     return fail(Stage::Rewrite, fmt::format("{}'s tl.arange does not start at 0", name), line);
-  return IndexVector{others ? start : "0", recipe_util::text(ctx, *hi)};
+  return IndexVector{others ? start : "0", recipe_util::text(ctx, *hi), wrap};
 }
 
 // The axis a subscript `x[:, None]` (0) or `x[None, :]` (1) expands, or -1.
@@ -151,31 +163,60 @@ Expected<void> parse_pointer_tile(const KernelContext& ctx, const KernelView& vi
   return {};
 }
 
-// The mask `(i0[:, None] < E0) & (i1[None, :] + k < E1)`, the K term on the advanced dimension.
+// The mask `(i0[:, None] < E0) & (i1[None, :] + k < E1)`, the K term on the advanced dimension
+// (also written `i1[None, :] < E1 - k`). A dimension whose index wraps (`% E`) may go unmasked: its
+// extent is E, and TMA's zero fill past E reaches only the accumulator's rows or columns past E,
+// which the wrapped index kept in bounds but which no store may read (checked by the caller).
 Expected<void> parse_mask(const KernelContext& ctx, const KernelView& view, const PyNode& mask, const std::string& k_pos,
                           Operand& op, int line) {
   auto refuse = [&](std::string why) -> Expected<void> { return fail(Stage::Rewrite, std::move(why), line); };
-  if (mask.type != "BinOp" || mask.str_field("op") != "BitAnd" || !mask.child("left") || !mask.child("right"))
+  std::vector<const PyNode*> terms;
+  if (mask.type == "BinOp" && mask.str_field("op") == "BitAnd" && mask.child("left") && mask.child("right"))
+    terms = {mask.child("left"), mask.child("right")};
+  else if (mask.type == "Compare")
+    terms = {&mask};
+  else
     return refuse(fmt::format("the mask of {} is not `rows & columns`", op.target));
-  for (const PyNode* cmp : {mask.child("left"), mask.child("right")}) {
+  for (const PyNode* cmp : terms) {
     auto right = cmp->children_in("comparators");
-    if (cmp->type != "Compare" || right.size() != 1 || right[0]->type != "Name" || !cmp->child("left") ||
+    if (cmp->type != "Compare" || right.size() != 1 || !cmp->child("left") ||
         cmp->fields.value("ops", nlohmann::json::array()) != nlohmann::json::array({"Lt"}))
       return refuse(fmt::format("the mask of {} has a term that is not `index < extent`", op.target));
     std::string left = squash(recipe_util::text(ctx, *cmp->child("left")));
+    // `extent` or, on the K dimension, `extent - k`.
+    std::string extent, remainder_of;
+    if (right[0]->type == "Name") extent = right[0]->str_field("id");
+    else if (right[0]->type == "BinOp" && right[0]->str_field("op") == "Sub" && right[0]->child("left") &&
+             right[0]->child("left")->type == "Name" && right[0]->child("right") &&
+             squash(recipe_util::text(ctx, *right[0]->child("right"))) == squash(k_pos))
+      remainder_of = right[0]->child("left")->str_field("id");
+    else
+      return refuse(fmt::format("the mask of {} has a term that is not `index < extent`", op.target));
     bool matched = false;
     for (int d = 0; d < 2 && !matched; ++d) {
       std::string index = squash(op.index_text[d]);
-      bool ok = d == op.k_dim ? left == squash(index + "+" + k_pos) || left == squash(k_pos + "+" + index) : left == index;
+      bool ok = d != op.k_dim ? left == index && !extent.empty()
+                : !remainder_of.empty() ? left == index
+                                        : left == squash(index + "+" + k_pos) || left == squash(k_pos + "+" + index);
       if (ok && op.extent[d].empty()) {
-        op.extent[d] = right[0]->str_field("id");
+        op.extent[d] = extent.empty() ? remainder_of : extent;
         matched = true;
       }
     }
     if (!matched) return refuse(fmt::format("the mask of {} compares `{}`, not one of its indices", op.target, left));
   }
-  for (int d = 0; d < 2; ++d)
+  for (int d = 0; d < 2; ++d) {
+    if (op.extent[d].empty() && d != op.k_dim && !op.vec[d].wrap.empty()) op.extent[d] = op.vec[d].wrap;
+    if (op.extent[d].empty()) return refuse(fmt::format("the mask of {} does not bound dimension {}", op.target, d));
     if (!view.is_param(op.extent[d])) return refuse(fmt::format("the extent {} is not a kernel parameter", op.extent[d]));
+  }
+  if (op.k_dim >= 0 && !op.vec[op.k_dim].wrap.empty())
+    return refuse(fmt::format("the K index of {} wraps (% {})", op.target, op.vec[op.k_dim].wrap));
+  // Zero fill past a wrapped extent differs from the wrapped rows: only the pointer tile may read the index.
+  for (int d = 0; d < 2; ++d)
+    if (!op.vec[d].wrap.empty() && view.uses(op.index[d]).size() != 1)
+      return refuse(fmt::format("{} wraps (% {}) and is read outside {}'s pointer tile", op.index[d], op.vec[d].wrap,
+                                op.target));
   return {};
 }
 
