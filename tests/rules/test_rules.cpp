@@ -231,6 +231,23 @@ TEST(L2Proposals, NarrowAccessMaskedByBoundsOrByLoadedData) {
   EXPECT_EQ(data.front().proposals.front().params.value("loaded_at", 0), 16) << proposals_text(data);
 }
 
+// Predicate work on tiles that are all full for the launch is lifted by an even variant; with a
+// partial last tile no even variant exists, and the proposal guards the full tiles instead.
+TEST(L2Proposals, ExcessivePredicationEvenOrPartialLastTile) {
+  auto recipes = [](const std::vector<Finding>& findings) {
+    std::set<std::string> out;
+    for (const auto& f : findings)
+      for (const auto& p : f.proposals) out.insert(std::string(p.recipe.str()));
+    return out;
+  };
+  auto even = fixture_findings("l2-excessive-predication", "fires.py");
+  EXPECT_EQ(recipes(even), (std::set<std::string>{"even-shape-heuristic"})) << proposals_text(even);
+  auto partial = fixture_findings("l2-excessive-predication", "fires_partial_tile.py");
+  EXPECT_EQ(recipes(partial), (std::set<std::string>{"unmasked-full-blocks"})) << proposals_text(partial);
+  for (const auto& f : partial)
+    for (const auto& p : f.proposals) EXPECT_TRUE(p.params.value("predicates", false)) << p.params.dump();
+}
+
 // Every registered rule has a doc page, a firing and a silent fixture (STYLE.md, step 7).
 TEST(RuleCatalogue, EveryRuleHasDocAndFixtures) {
   fs::path root(TRITONDX_SOURCE_DIR);

@@ -252,10 +252,18 @@ void ExcessivePredicationRule::check(const KernelContext& ctx, FindingSink& sink
     for (size_t i = 0; i < facts.bounds.size(); ++i) f.cause += (i ? ", " : "") + facts.bounds[i];
     f.cause += ", so the predicate work protects only the tail tiles";
     f.confidence = *facts.full_fraction >= 0.999 ? 0.55 : 0.45;
-    f.proposals.push_back({"even-shape-heuristic",
-                           "add a constexpr EVEN flag (@triton.heuristics: shape % block == 0) and skip the mask and "
-                           "`other` when it holds, or mask only the last tile",
-                           {{"line", line}, {"full_fraction", *facts.full_fraction}}});
+    // Every tile full: an even variant drops the masks for this launch. A partial last tile: only
+    // the full tiles can skip them, behind a run-time check.
+    if (*facts.full_fraction >= 1.0 - 1e-12)
+      f.proposals.push_back({"even-shape-heuristic",
+                             "add a constexpr EVEN flag (@triton.heuristics: shape % block == 0) and skip the mask "
+                             "and `other` when it holds",
+                             {{"line", line}, {"full_fraction", *facts.full_fraction}}});
+    else
+      f.proposals.push_back({"unmasked-full-blocks",
+                             "mask only the last tile: run the access unmasked where the tile lies wholly inside the "
+                             "bound (`if start + BLOCK <= n:`), keeping the mask for the tail",
+                             {{"line", line}, {"full_fraction", *facts.full_fraction}, {"predicates", true}}});
     sink.report(std::move(f));
   }
 }

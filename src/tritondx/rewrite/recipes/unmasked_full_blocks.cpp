@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "tritondx/source/block_index.h"
 #include "tritondx/rewrite/recipes/mask_guard.h"
@@ -27,9 +28,11 @@ class UnmaskedFullBlocksRecipe final : public Recipe {
            "whose accesses are vectorized; the last keeps the mask. Unlike even-shape-heuristic it needs "
            "no even launch. Every masked statement whose masks are such bounds is guarded, siblings "
            "together. Refuses masks with other terms, bounds that are not kernel arguments, bounds that "
-           "are multiples of 16 for the captured launch (the masks do not block vectorization), a single "
+           "are multiples of 16 for the captured launch (the masks do not block vectorization) unless "
+           "l2-excessive-predication proposed it for the predicate work, a single "
            "block, and statements already inside an `if`. Proposed by l0-mask-blocks-vectorization "
-           "and l3-vectorization-lost (mask constancy lost at the bound).";
+           "and l3-vectorization-lost (mask constancy lost at the bound), and by l2-excessive-predication "
+           "when the launch's last tile is partial.";
   }
   Expected<std::vector<TextEdit>> edits(const RecipeInput& in) const override;
 };
@@ -50,7 +53,7 @@ struct Guarded {
   std::string condition;  // `start + BLOCK <= n [and ...]`
 };
 
-Expected<Guarded> analyze(const KernelView& view, int line) {
+Expected<Guarded> analyze(const KernelView& view, int line, bool for_predicates) {
   const KernelContext& ctx = view.ctx();
   auto refuse = [&](std::string why) -> Expected<Guarded> { return fail(Stage::Rewrite, std::move(why), line); };
   Guarded g;
@@ -69,25 +72,39 @@ Expected<Guarded> analyze(const KernelView& view, int line) {
       if (*lv % 16 != 0) unaligned = true;
       if (auto blocks = bb.index.blocks(); blocks && *blocks < 2)
         return refuse(fmt::format("`{}` covers a single block: no block is full", view.text(*c)));
-      // The block's start: the index's terms other than the tl.arange.
-      auto terms = recipe_util::sum_terms(*index_expression(view, bb.bound.index));
+      // The block's start: the index's terms other than the tl.arange, through broadcasts and names
+      // assigned once (`offs_k[None, :] + k` with `offs_k = tl.arange(0, BLOCK_K)`: start `k`).
       std::string start;
       int ranges = 0;
-      for (const PyNode* t : terms) {
-        if (t == bb.index.arange) {
-          ++ranges;
-          continue;
+      std::function<void(const PyNode&, int)> add_terms = [&](const PyNode& e, int depth) {
+        for (const PyNode* t : recipe_util::sum_terms(e)) {
+          const PyNode* resolved = index_expression(view, t);
+          if (t == bb.index.arange || resolved == bb.index.arange) {
+            ++ranges;
+            continue;
+          }
+          bool holds_arange = false;
+          if (resolved != t) PyModule::walk(*resolved, [&](const PyNode& n) { holds_arange |= &n == bb.index.arange; });
+          if (holds_arange && depth < 4 && resolved->type == "BinOp" && resolved->str_field("op") == "Add") {
+            add_terms(*resolved, depth + 1);
+            continue;
+          }
+          const bool binds_tighter =
+              t->type == "BinOp" && (t->str_field("op") == "Mult" || t->str_field("op") == "FloorDiv");
+          start += (start.empty() ? "" : " + ") +
+                   (binds_tighter ? recipe_util::text(ctx, *t) : recipe_util::parenthesized(ctx, *t));
         }
-        const bool binds_tighter = t->type == "BinOp" && (t->str_field("op") == "Mult" || t->str_field("op") == "FloorDiv");
-        start += (start.empty() ? "" : " + ") + (binds_tighter ? recipe_util::text(ctx, *t) : recipe_util::parenthesized(ctx, *t));
-      }
+      };
+      add_terms(*index_expression(view, bb.bound.index), 0);
       if (ranges != 1) return refuse(fmt::format("`{}`: the index is not written as `start + tl.arange(0, BLOCK)`",
                                                  view.text(*c)));
       std::string cond = fmt::format("{}{} <= {}", start.empty() ? "" : start + " + ", block, limit);
       if (std::find(conditions.begin(), conditions.end(), cond) == conditions.end()) conditions.push_back(cond);
     }
   }
-  if (!unaligned)
+  // Bounds that are multiples of 16 keep the vector width; the guard then pays only for the
+  // predicate work (l2-excessive-predication's proposal says so).
+  if (!unaligned && !for_predicates)
     return refuse("every bound is a multiple of 16 for the captured launch: the masks do not block vectorization");
   for (const auto& c : conditions) g.condition += (g.condition.empty() ? "" : " and ") + c;
   return g;
@@ -98,10 +115,11 @@ Expected<std::vector<TextEdit>> UnmaskedFullBlocksRecipe::edits(const RecipeInpu
   const int line = in.proposal.params.value("line", in.finding.loc.line);
   if (!ctx.function || !ctx.launch || !ctx.task) return fail(Stage::Rewrite, "no kernel AST or captured launch", line);
   KernelView view(ctx);
-  Guarded target = TDX_TRY(analyze(view, line));
+  const bool for_predicates = in.proposal.params.value("predicates", false);
+  Guarded target = TDX_TRY(analyze(view, line, for_predicates));
   std::vector<Guarded> guarded{target};
   for (int l : mask_guard::masked_lines(view)) {
-    auto g = analyze(view, l);
+    auto g = analyze(view, l, for_predicates);
     if (!g) continue;
     bool seen = false;
     for (const auto& h : guarded) seen |= h.masked.stmt == g->masked.stmt;
