@@ -12,8 +12,6 @@ import contextlib
 
 import torch
 from triton import knobs
-from triton.backends.compiler import GPUTarget
-from triton.compiler import make_backend
 from triton.runtime.autotuner import Autotuner
 from triton.runtime.jit import JITFunction
 
@@ -59,11 +57,9 @@ class LaunchTimer:
 
 
 @contextlib.contextmanager
-def gpu_runtime(record, timer):
-    """Inside: @triton.jit launches run and are given to `record` as a Launch; `timer` times
-    every Triton launch."""
-    major, minor = torch.cuda.get_device_capability()
-    backend = make_backend(GPUTarget("cuda", major * 10 + minor, 32))
+def gpu_runtime(record, timer, backend):
+    """Inside: @triton.jit launches run and are given to `record` as a Launch specialized by
+    `backend` (the visible card's); `timer` times every Triton launch."""
     original_run, original_autotune_run, original_bench = JITFunction.run, Autotuner.run, Autotuner._bench
     autotuners = []
 

@@ -56,9 +56,9 @@ def compare(expected, got):
     for e, g in zip(expected, got):
         if e.shape != g.shape:
             return {"matches": False, "why": f"output shape {tuple(g.shape)}, the model's is {tuple(e.shape)}"}
-        diff = (e.double() - g.double()).abs()
-        worst = max(worst, float(diff.max()) if diff.numel() else 0.0)
-        ok &= bool(torch.allclose(g.double(), e.double(), atol=TOLERANCE, rtol=TOLERANCE))
+        e, g = e.double(), g.double()
+        worst = max(worst, float((e - g).abs().max()) if e.numel() else 0.0)
+        ok &= bool(torch.allclose(g, e, atol=TOLERANCE, rtol=TOLERANCE))
     return {"matches": ok, "max_abs_error": worst, "tolerance": {"atol": TOLERANCE, "rtol": TOLERANCE}}
 
 

@@ -198,7 +198,7 @@ class Recorder:
             self.timer = LaunchTimer()
             major, minor = torch.cuda.get_device_capability()
             backend = make_backend(GPUTarget("cuda", major * 10 + minor, 32))
-            with gpu_runtime(self.record, self.timer), inductor_launches(self.record, backend, True, self.timer):
+            with gpu_runtime(self.record, self.timer, backend), inductor_launches(self.record, backend, True, self.timer):
                 yield self
             return
         target = GPUTarget("cuda", 90, 32)
