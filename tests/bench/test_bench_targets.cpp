@@ -58,6 +58,32 @@ TEST(BenchTargets, CorpusTargetsComeFromItsFile) {
   EXPECT_FALSE(summarize_bench(entries, 46, *targets)["targets"][0]["met"].get<bool>());
 }
 
+// Actionability needs searches, not timings: 30 entries searched without a GPU meet its target
+// (19 of 20 findings evaluated) while every timing target stays unmet.
+TEST(BenchTargets, ActionabilityCountsSearchedEntriesWithoutAGpu) {
+  auto targets = load_bench_targets(std::string(TRITONDX_SOURCE_DIR) + "/bench/corpus");
+  ASSERT_TRUE(targets.has_value()) << targets.error().to_string();
+  std::vector<nlohmann::json> entries;
+  for (int i = 0; i < 30; ++i) {
+    nlohmann::json a{{"with_recipe", 1}, {"evaluated", i == 0 ? 0 : 1}, {"not_reached", 0}, {"declined", i == 0 ? 1 : 0}};
+    if (i >= 20) a = {{"with_recipe", 0}, {"evaluated", 0}, {"not_reached", 0}};
+    entries.push_back({{"entry", "x/e" + std::to_string(i)}, {"status", "unmeasured"}, {"bench_revision", kBenchRevision},
+                       {"tritondx", {{"candidates", 1}, {"actionability", a}}}});
+  }
+  auto s = summarize_bench(entries, 46, *targets);
+  for (const auto& t : s["targets"]) {
+    if (t["metric"] == "actionable_share") {
+      EXPECT_EQ(t["measured"], "95% of 20");
+      EXPECT_TRUE(t["met"].get<bool>());
+    } else {
+      EXPECT_FALSE(t["met"].get<bool>()) << t.dump();
+    }
+  }
+  entries.resize(29);  // below min_entries searched: not met
+  for (const auto& t : summarize_bench(entries, 46, *targets)["targets"])
+    if (t["metric"] == "actionable_share") EXPECT_FALSE(t["met"].get<bool>());
+}
+
 TEST(BenchTargets, TheSuiteWithoutAFileUsesTheBuiltInTargets) {
   auto targets = load_bench_targets(std::string(TRITONDX_SOURCE_DIR) + "/bench/suite");
   ASSERT_TRUE(targets.has_value());

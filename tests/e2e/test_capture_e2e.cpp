@@ -35,6 +35,17 @@ TEST(CaptureE2E, ProgramKernelsBecomeRankedDiagnosableTasks) {
   auto diagnosed = run_tritondx({"diagnose", (out / "scaled_square_kernel.py").string(), "--max-level", "2"});
   EXPECT_EQ(diagnosed.exit_code, 0) << diagnosed.out << diagnosed.err;
   EXPECT_NE(diagnosed.out.find("kernel scaled_square_kernel"), std::string::npos) << diagnosed.out;
+
+  // Optimizing two of the captured tasks writes what the program gains (here: nothing measured).
+  fs::path optimized = cli_test::fresh_dir("tritondx-capture", "program-optimized");
+  auto o = run_tritondx({"optimize", "--gpu", "off", "--max-candidates", "1", "--out", optimized.string(),
+                         (out / "scaled_square_kernel.py").string(), (out / "row_sum_kernel.py").string()});
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("what the program gains"), std::string::npos) << o.out;
+  auto gain = nlohmann::json::parse(read(optimized / "program-gain.json"));
+  ASSERT_EQ(gain["kernels"].size(), 2u) << gain.dump();
+  EXPECT_EQ(gain["kernels"][0]["status"], "not measured (no GPU)") << gain.dump();
+  EXPECT_TRUE(gain["speedup"].is_null()) << gain.dump();
 }
 
 TEST(CaptureE2E, FailingEmptyAndMissingProgramsAreClearErrors) {

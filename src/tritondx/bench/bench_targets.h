@@ -23,7 +23,7 @@ struct BenchTarget {
 
 struct BenchTargets {
   std::string source;    // the targets.json read, or "built-in"
-  int min_entries = 40;  // measured entries before any target can be met
+  int min_entries = 40;  // measured entries before any target can be met (searched ones for actionability)
   std::vector<BenchTarget> targets;
 };
 

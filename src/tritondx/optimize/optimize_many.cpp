@@ -75,9 +75,10 @@ std::vector<std::string> task_command(const OptimizeManyOptions& m, const std::s
 }
 
 // When the tasks are those `tritondx capture` wrote (a capture.json beside them), what their runs
-// gain the program, by each kernel's share of it; printed and written to program-gain.json.
+// gain the program, by each kernel's share of it: written to program-gain.json after every finished
+// task (a run cut short keeps what it finished; tasks not yet run are left out) and printed at the end.
 void report_program_gain(const OptimizeManyOptions& m, const std::vector<std::string>& dirs,
-                         const std::vector<int>& exit_codes) {
+                         const std::vector<int>& exit_codes, const std::vector<char>& finished, bool print) {
   const fs::path capture = fs::absolute(m.tasks.front()).parent_path() / "capture.json";
   for (const auto& t : m.tasks)
     if (fs::absolute(t).parent_path() != capture.parent_path()) return;
@@ -87,6 +88,7 @@ void report_program_gain(const OptimizeManyOptions& m, const std::vector<std::st
   if (summary.is_discarded()) return;
   std::vector<std::pair<std::string, std::optional<nlohmann::json>>> reports;
   for (size_t i = 0; i < m.tasks.size(); ++i) {
+    if (!finished[i]) continue;
     std::optional<nlohmann::json> report;
     std::ifstream r(fs::path(dirs[i]) / "report.json");
     if (exit_codes[i] == 0 && r) {
@@ -97,7 +99,7 @@ void report_program_gain(const OptimizeManyOptions& m, const std::vector<std::st
   }
   ProgramGain gain = program_gain(summary, reports);
   if (gain.kernels.empty()) return;
-  std::cout << render_program_gain(gain) << std::flush;
+  if (print) std::cout << render_program_gain(gain) << std::flush;
   nlohmann::json j{{"capture", capture.string()}, {"gpu_ranked", gain.gpu_ranked},
                    {"optimized_share", gain.optimized_share}, {"kernels", nlohmann::json::array()}};
   j["speedup"] = gain.speedup ? nlohmann::json(*gain.speedup) : nlohmann::json(nullptr);
@@ -129,6 +131,7 @@ int optimize_many(const OptimizeManyOptions& m) {
   std::mutex print;
   size_t finished = 0;
   std::vector<int> exit_codes(m.tasks.size(), -1);
+  std::vector<char> done(m.tasks.size(), 0);
   std::vector<std::thread> workers;
   for (size_t k = 0; k < m.gpus.size(); ++k) {
     workers.emplace_back([&, k] {
@@ -145,6 +148,7 @@ int optimize_many(const OptimizeManyOptions& m) {
         std::ofstream(log) << r.out << r.err;
         std::lock_guard<std::mutex> lock(print);
         exit_codes[i] = r.exit_code;
+        done[i] = 1;
         std::string what = r.exit_code == 0 ? outcome(dirs[i])
                                             : fmt::format("failed (exit {}{}); see {}", r.exit_code,
                                                           r.signal ? fmt::format(", signal {}", r.signal) : "",
@@ -152,11 +156,12 @@ int optimize_many(const OptimizeManyOptions& m) {
         std::cout << fmt::format("[{}/{}] {}: {} (worker{}-gpu{}, {:.0f} s)\n", ++finished, m.tasks.size(),
                                  m.tasks[i], what, k, m.gpus[k], r.seconds)
                   << std::flush;
+        report_program_gain(m, dirs, exit_codes, done, /*print=*/false);
       }
     });
   }
   for (auto& w : workers) w.join();
-  report_program_gain(m, dirs, exit_codes);
+  report_program_gain(m, dirs, exit_codes, done, /*print=*/true);
   int failed = 0;
   for (size_t i = 0; i < m.tasks.size(); ++i) failed += exit_codes[i] != 0;
   if (failed) {
