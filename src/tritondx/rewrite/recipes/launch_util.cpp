@@ -14,10 +14,15 @@ namespace {
 std::optional<LaunchSite> warmup_launch(const PyNode& root, const std::string& kernel) {
   std::optional<LaunchSite> found;
   int count = 0;
+  auto in_function = [](const PyNode& node, const PyNode& function) {
+    const PyNode* p = node.parent;
+    while (p && p->type != "FunctionDef") p = p->parent;
+    return p == &function;
+  };
   PyModule::walk(root, [&](const PyNode& n) {
     if (n.type != "FunctionDef") return;
     PyModule::walk(n, [&](const PyNode& assign) {
-      if (assign.type != "Assign" || assign.children_in("targets").size() != 1) return;
+      if (assign.type != "Assign" || assign.children_in("targets").size() != 1 || !in_function(assign, n)) return;
       const PyNode* target = assign.child("targets", 0);
       const PyNode* warmup = assign.child("value");
       if (!target || target->type != "Name" || !warmup || warmup->type != "Call") return;
@@ -25,7 +30,7 @@ std::optional<LaunchSite> warmup_launch(const PyNode& root, const std::string& k
       if (callee != kernel + ".warmup" && !callee.ends_with("." + kernel + ".warmup")) return;
       std::string handle = target->str_field("id");
       PyModule::walk(n, [&](const PyNode& call) {
-        if (call.type != "Call") return;
+        if (call.type != "Call" || !in_function(call, n)) return;
         const PyNode* f = call.child("func");
         if (!f || f->type != "Subscript" || !f->child("value") || dotted_name(*f->child("value")) != handle) return;
         ++count;
@@ -144,10 +149,6 @@ TextEdit set_keyword(const PyNode& call, const std::string& name, const std::str
     return TextEdit{call.end_line, call.end_col - 1, call.end_line, call.end_col - 1, fmt::format("{}={}", name, value)};
   }
   return TextEdit::insert_after(*last, fmt::format(", {}={}", name, value));
-}
-
-TextEdit set_launch_keyword(const LaunchSite& site, const std::string& name, const std::string& value) {
-  return set_keyword(site.warmup ? *site.warmup : *site.call, name, value);
 }
 
 Expected<std::vector<TextEdit>> pass_new_parameter(const KernelContext& ctx, const LaunchSite& site,

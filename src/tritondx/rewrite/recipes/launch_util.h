@@ -27,13 +27,9 @@ struct LaunchSite {
   // and options; the handle's call passes every parameter positionally and takes no keywords.
   const PyNode* warmup = nullptr;
 };
-// `through_warmup`: a recipe that edits the launch with set_launch_keyword / append_launch_value
-// also accepts a launch through a warmup handle.
+// `through_warmup`: a recipe that passes what it adds with pass_new_parameter also accepts a
+// launch through a warmup handle.
 Expected<LaunchSite> find_launch(const KernelContext& ctx, int line_for_errors, bool through_warmup = false);
-
-// Sets launch keyword `name=value` where the launch takes it: on the call, or on the warmup call of
-// a handle launch (which compiles with it).
-TextEdit set_launch_keyword(const LaunchSite& site, const std::string& name, const std::string& value);
 
 // Passes a newly appended parameter `name` (the kernel's last): as a keyword of the call, or on a
 // handle launch as a keyword of the warmup call and the last positional argument of the handle's
