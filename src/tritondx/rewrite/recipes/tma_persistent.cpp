@@ -240,6 +240,34 @@ struct TmaConfig {
 // hand-written TMA kernel used (tools/experiments/tma_matmul.py) and what was timed.
 constexpr long long kPipelineSharedMemory = 188 * 1024;
 
+// An `if FLAG:` on a constexpr parameter (even-shape-heuristic's) whose branches only load, each
+// assigning `target` once from a tl.load of the same pointer tile: the load of the `else` branch
+// (the masked one, which keeps the extents); nullptr otherwise.
+const PyNode* flag_split_load(const KernelView& view, const PyNode& branch, const std::string& target) {
+  const PyNode* test = branch.child("test");
+  if (!test || test->type != "Name" || !view.is_param(test->str_field("id"))) return nullptr;
+  const KernelParam* flag = view.param_info(test->str_field("id"));
+  if (!flag || !flag->is_constexpr) return nullptr;
+  const PyNode* loads[2] = {nullptr, nullptr};
+  const char* arms[2] = {"body", "orelse"};
+  for (int a = 0; a < 2; ++a) {
+    auto stmts = branch.children_in(arms[a]);
+    if (stmts.empty()) return nullptr;
+    for (const PyNode* s : stmts) {
+      const PyNode* v = s->type == "Assign" ? s->child("value") : nullptr;
+      if (!v || v->type != "Call" || normalize_triton_name(call_name(*v)) != "tl.load") return nullptr;
+      if (recipe_util::assigned_name(*s) != target) continue;
+      if (loads[a]) return nullptr;
+      loads[a] = v;
+    }
+  }
+  if (!loads[0] || !loads[1]) return nullptr;
+  const PyNode* p0 = KernelView::pointer_arg(*loads[0]);
+  const PyNode* p1 = KernelView::pointer_arg(*loads[1]);
+  if (!p0 || !p1 || p0->type != "Name" || p1->type != "Name" || p0->str_field("id") != p1->str_field("id")) return nullptr;
+  return loads[1];
+}
+
 // The output tile's sides: the launch's values of the operands' other (not K) block constexprs.
 std::pair<std::optional<long long>, std::optional<long long>> output_tile(const KernelContext& ctx,
                                                                           const std::vector<Operand>& ops) {
@@ -320,12 +348,16 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
     const PyNode* arg = argument(*dots[0], i);
     if (!arg || arg->type != "Name") return refuse(fmt::format("dot operand {} is not a name", i));
     op.target = arg->str_field("id");
-    for (const PyNode* s : loop->children_in("body"))
-      if (s->type == "Assign" && recipe_util::assigned_name(*s) == op.target) {
-        if (op.load_stmt) return refuse(fmt::format("{} is assigned twice in the K loop", op.target));
-        op.load_stmt = s;
-      }
-    const PyNode* load = op.load_stmt ? op.load_stmt->child("value") : nullptr;
+    const PyNode* load = nullptr;
+    for (const PyNode* s : loop->children_in("body")) {
+      const PyNode* value = nullptr;
+      if (s->type == "Assign" && recipe_util::assigned_name(*s) == op.target) value = s->child("value");
+      else if (s->type == "If") value = flag_split_load(view, *s, op.target);
+      if (!value) continue;
+      if (op.load_stmt) return refuse(fmt::format("{} is assigned twice in the K loop", op.target));
+      op.load_stmt = s;
+      load = value;
+    }
     if (!load || load->type != "Call" || normalize_triton_name(call_name(*load)) != "tl.load")
       return refuse(fmt::format("{} is not the value of one tl.load in the K loop", op.target));
     if (!stmt_util::alone_on_lines(ctx, *op.load_stmt))
@@ -374,6 +406,14 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
     for (int d = 0; d < 2; ++d) op.offset[d] = d == op.k_dim ? k_pos : op.vec[d].start;
     if (view.binds(op.target + "_desc")) return refuse(fmt::format("the kernel already binds {}_desc", op.target));
   }
+  // A flag's `if` that loads the operands becomes the `else` of `if USE_TMA:`, whose branch loads
+  // only the operands: the `if` may assign nothing else.
+  for (const auto& op : ops)
+    if (op.load_stmt->type == "If")
+      for (const char* arm : {"body", "orelse"})
+        for (const PyNode* st : op.load_stmt->children_in(arm))
+          if (std::string t = recipe_util::assigned_name(*st); t != ops[0].target && t != ops[1].target)
+            return refuse(fmt::format("the `if` on line {} that loads {} also assigns {}", op.load_stmt->line, op.target, t));
   for (const std::string name : {"num_tiles", "USE_TMA"})
     if (view.binds(name)) return refuse(fmt::format("the kernel already binds {}", name));
   if (auto [tile_m, tile_n] = output_tile(ctx, ops); tile_m && tile_n && *tile_m * *tile_n < kMinPersistentTile)
@@ -429,18 +469,23 @@ Expected<std::vector<TextEdit>> TmaPersistentRecipe::edits(const RecipeInput& in
   const auto lines = split_lines(ctx.task->source);
   for (int l = pid_stmt->line + 1; l <= ctx.function->end_line; ++l) {
     const std::string& src = lines[l - 1];
-    const Operand* at = nullptr;
+    // The operands loaded by the statement covering this line (both, when an even-shape flag's
+    // `if` loads them together).
+    std::vector<const Operand*> at;
     for (const auto& op : ops)
-      if (l >= op.load_stmt->line && l <= op.load_stmt->end_line) at = &op;
-    if (!at) {
+      if (l >= op.load_stmt->line && l <= op.load_stmt->end_line) at.push_back(&op);
+    if (at.empty()) {
       text += src.find_first_not_of(" \t") == std::string::npos ? "\n" : "    " + src + "\n";
       continue;
     }
-    if (l != at->load_stmt->line) continue;
+    if (l != at.front()->load_stmt->line) continue;
     const std::string li = "    " + indentation_of(ctx.task->source, l);
-    text += fmt::format("{0}if USE_TMA:\n{0}    {1} = {1}_desc.load([{2}, {3}])\n{0}else:\n", li, at->target,
-                        at->offset[0], at->offset[1]);
-    for (int o = at->load_stmt->line; o <= at->load_stmt->end_line; ++o) text += "        " + lines[o - 1] + "\n";
+    text += li + "if USE_TMA:\n";
+    for (const Operand* op : at)
+      text += fmt::format("{0}    {1} = {1}_desc.load([{2}, {3}])\n", li, op->target, op->offset[0], op->offset[1]);
+    text += li + "else:\n";
+    for (int o = at.front()->load_stmt->line; o <= at.front()->load_stmt->end_line; ++o)
+      text += "        " + lines[o - 1] + "\n";
   }
   edits.push_back(stmt_util::replace_lines(pid_stmt->line, ctx.function->end_line, text));
 
