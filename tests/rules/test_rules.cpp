@@ -165,6 +165,14 @@ std::vector<Finding> fixture_findings(const std::string& rule_id, const std::str
   return out;
 }
 
+// The recipes the findings propose, advice as "advice".
+std::set<std::string> proposed_recipes(const std::vector<Finding>& findings) {
+  std::set<std::string> out;
+  for (const auto& f : findings)
+    for (const auto& p : f.proposals) out.insert(fmt::format("{}", p.recipe));
+  return out;
+}
+
 std::string proposals_text(const std::vector<Finding>& findings) {
   std::string out;
   for (const auto& f : findings)
@@ -217,33 +225,21 @@ TEST(L1Proposals, RecipesWhereOneFits) {
 // from memory (a gather's index check) stays whatever the shape, so that finding is advice
 // naming the load, not a recipe that would have to decline.
 TEST(L2Proposals, NarrowAccessMaskedByBoundsOrByLoadedData) {
-  auto recipes = [](const std::vector<Finding>& findings) {
-    std::set<std::string> out;
-    for (const auto& f : findings)
-      for (const auto& p : f.proposals) out.insert(p.recipe.empty() ? "advice" : std::string(p.recipe));
-    return out;
-  };
   auto bounds = fixture_findings("l2-narrow-global-access", "fires.py");
-  EXPECT_EQ(recipes(bounds), (std::set<std::string>{"even-shape-heuristic"})) << proposals_text(bounds);
+  EXPECT_EQ(proposed_recipes(bounds), (std::set<std::string>{"even-shape-heuristic"})) << proposals_text(bounds);
   auto data = fixture_findings("l2-narrow-global-access", "fires_data_mask.py");
   ASSERT_EQ(data.size(), 1u) << proposals_text(data);
-  EXPECT_EQ(recipes(data), (std::set<std::string>{"advice"})) << proposals_text(data);
+  EXPECT_EQ(proposed_recipes(data), (std::set<std::string>{"advice"})) << proposals_text(data);
   EXPECT_EQ(data.front().proposals.front().params.value("loaded_at", 0), 16) << proposals_text(data);
 }
 
 // Predicate work on tiles that are all full for the launch is lifted by an even variant; with a
 // partial last tile no even variant exists, and the proposal guards the full tiles instead.
 TEST(L2Proposals, ExcessivePredicationEvenOrPartialLastTile) {
-  auto recipes = [](const std::vector<Finding>& findings) {
-    std::set<std::string> out;
-    for (const auto& f : findings)
-      for (const auto& p : f.proposals) out.insert(std::string(p.recipe.str()));
-    return out;
-  };
   auto even = fixture_findings("l2-excessive-predication", "fires.py");
-  EXPECT_EQ(recipes(even), (std::set<std::string>{"even-shape-heuristic"})) << proposals_text(even);
+  EXPECT_EQ(proposed_recipes(even), (std::set<std::string>{"even-shape-heuristic"})) << proposals_text(even);
   auto partial = fixture_findings("l2-excessive-predication", "fires_partial_tile.py");
-  EXPECT_EQ(recipes(partial), (std::set<std::string>{"unmasked-full-blocks"})) << proposals_text(partial);
+  EXPECT_EQ(proposed_recipes(partial), (std::set<std::string>{"unmasked-full-blocks"})) << proposals_text(partial);
   for (const auto& f : partial)
     for (const auto& p : f.proposals) EXPECT_TRUE(p.params.value("predicates", false)) << p.params.dump();
 }

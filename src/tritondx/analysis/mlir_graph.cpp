@@ -146,7 +146,6 @@ const MlirOp* loaded_source(const MlirModule& module, std::string_view value) {
 std::string_view mask_operand(const MlirOp& op) {
   size_t at = op.name == "tt.load" ? 1 : (op.name == "tt.store" || op.name == "ttg.async_copy_global_to_local") ? 2 : 0;
   if (at == 0 || op.operands.size() <= at) return {};
-  if (at < op.operand_types.size() && op.operand_types[at].element != "i1") return {};
   return op.operands[at];
 }
 

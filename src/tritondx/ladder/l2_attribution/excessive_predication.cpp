@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "tritondx/analysis/mlir_graph.h"
 #include "tritondx/ladder/l2_attribution/l2_rule.h"
 
 namespace tdx {
@@ -71,13 +72,6 @@ class PredicateSlice {
   const PtxModule& ptx_;
   std::unordered_map<std::string, int> defs_;
 };
-
-std::string mask_operand(const MlirOp& op) {
-  if (op.name == "tt.load" && op.operands.size() >= 2) return op.operands[1];
-  if (op.name == "tt.store" && op.operands.size() >= 3) return op.operands[2];
-  if (op.name == "ttg.async_copy_global_to_local" && op.operands.size() >= 3) return op.operands[2];
-  return {};
-}
 
 // The size of the make_range a value derives from (its tile extent), 0 if none.
 int64_t range_extent(const IrView& ir, const std::string& v, int depth) {
@@ -194,7 +188,7 @@ void ExcessivePredicationRule::check(const KernelContext& ctx, FindingSink& sink
   PredicateSlice slicer(*ir.ptx());
   std::vector<int> reported;
   for (const auto& op : ir.ttgir().ops) {
-    std::string mask = mask_operand(op);
+    const std::string mask(mask_operand(op));
     if (mask.empty() || !op.loc.known() || op.operand_types.empty() || !op.operand_types[0].is_tensor) continue;
     const int line = op.loc.line;
     if (std::find(reported.begin(), reported.end(), line) != reported.end()) continue;
