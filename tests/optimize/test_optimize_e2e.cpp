@@ -392,9 +392,12 @@ TEST(OptimizeE2E, LaunchTuningAlsoTunesARivalWithinFivePercent) {
   EXPECT_EQ(recipe_of[report["tune_rival"]["from_candidate"].get<long long>()], "even-shape-heuristic");
   EXPECT_EQ(report["tune_evaluations"].get<int>(),
             static_cast<int>(report["tune"]["variants"].size() + report["tune_rival"]["variants"].size()));
-  // Tuned, the rival wins: 0.97 x 0.6 x 0.5 x 0.9 against 0.96 x 0.6 x 0.9.
-  const auto& best = report["candidates"].back();
-  EXPECT_EQ(best["id"], report["best"]);
+  // Tuned, the rival wins: 0.97 x 0.6 x 0.5 x 0.9 against 0.96 x 0.6 x 0.9. Recipes that want the
+  // tuned launch (tma-persistent) may follow it, so the best is found by its id.
+  nlohmann::json best;
+  for (const auto& c : report["candidates"])
+    if (c["id"] == report["best"]) best = c;
+  ASSERT_TRUE(best.is_object()) << report.dump(2);
   EXPECT_EQ(best["recipe"], "launch-tune");
   EXPECT_EQ(best["parent"], report["tune_rival"]["from_candidate"]);
   EXPECT_NEAR(report["speedup"].get<double>(), 1.0 / (0.97 * 0.6 * 0.5 * 0.9), 1e-6);
