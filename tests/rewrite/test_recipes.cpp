@@ -8,7 +8,7 @@
 // a GPU recording in `X.gpu/` (see tests/rules/l1/README.md), then its L1 rules run too (the
 // rewritten task is diagnosed without it). In a `refuses` fixture
 // the recipe must produce no candidate: no finding proposes it, or the recipe declines with a
-// reason.
+// reason (which must contain <text> where the fixture has a line `# DECLINES: <text>`).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -144,6 +144,11 @@ TEST_P(RecipeFixtureTest, Expectations) {
 
   if (!fx.applies) {
     EXPECT_TRUE(candidates.empty()) << "a refuses fixture got a candidate:\n" << candidates.front().diff;
+    // `# DECLINES: <text>`: the recipe was proposed and declined with a reason containing <text>.
+    std::istringstream lines(read_file(fx.path));
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("# DECLINES: ", 0) == 0)
+        EXPECT_NE(refusals.find(line.substr(12)), std::string::npos) << "refusals:\n" << refusals;
     return;
   }
   ASSERT_FALSE(candidates.empty()) << "no candidate; refusals:\n" << refusals;

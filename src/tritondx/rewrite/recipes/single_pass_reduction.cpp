@@ -8,6 +8,7 @@
 
 #include "tritondx/source/block_index.h"
 #include "tritondx/source/kernel_view.h"
+#include "tritondx/rewrite/recipes/accumulation.h"
 #include "tritondx/rewrite/recipes/recipe_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 #include "tritondx/rewrite/recipes/statement_util.h"
@@ -17,6 +18,7 @@ namespace {
 
 using recipe_util::squash;
 using namespace l0;
+using accumulation::Accumulation;
 
 // Elements one thread may hold for the whole row before the block is too large for registers.
 constexpr long long kMaxElementsPerThread = 64;
@@ -28,7 +30,8 @@ class SinglePassReductionRecipe final : public Recipe {
     return "Fuses the sequential passes of a row reduction (a max pass `m = tl.maximum(m, tl.max(x))`, a "
            "sum pass `s += tl.sum(f(x))`, a normalize-and-store pass: softmax, log-softmax, norms) into "
            "straight-line code on one block that holds the whole row: the row is loaded once, each "
-           "accumulator becomes the reduction itself, and the launch sizes the block "
+           "accumulator (scalar, or a block reduced after its loop as in a layer norm) becomes the reduction "
+           "itself, a pass that reassigns the row writes a fresh name, and the launch sizes the block "
            "triton.next_power_of_2(n) so it covers any row length. Applies when the passes are top-level "
            "`for start in range(0, n, BLOCK)` loops over fp32 data with identical index, pointer and mask, "
            "every access is masked by `index < n`, only the last pass stores, and the captured row fits "
@@ -44,57 +47,14 @@ struct Pass {
   std::vector<const PyNode*> prelude;
   const PyNode* load_stmt = nullptr;
   const PyNode* load = nullptr;
+  std::string load_name;
   std::vector<const PyNode*> rest;
   // Index statements of a later pass beyond the first pass's (`mask = cols < n`): they name an
   // expression of the shared index, and are kept with that pass's statements.
   std::vector<const PyNode*> extra;
+  // Names of the row or the index this pass reassigns, and the fresh names it writes instead.
+  std::map<std::string, std::string> renames;
 };
-
-// `acc = tl.maximum(acc, R)`, `acc = tl.minimum(acc, R)`, `acc += R`, `acc = acc + R`.
-struct Accumulation {
-  const PyNode* stmt = nullptr;
-  std::string acc;
-  std::string kind;  // "max", "min", "sum"
-  const PyNode* value = nullptr;
-};
-
-std::optional<Accumulation> accumulation(const PyNode& stmt) {
-  Accumulation a{&stmt, {}, {}, nullptr};
-  if (stmt.type == "AugAssign" && stmt.fields.value("op", "") == "Add") {
-    const PyNode* t = stmt.child("target");
-    if (!t || t->type != "Name") return std::nullopt;
-    a.acc = t->str_field("id"), a.kind = "sum", a.value = stmt.child("value");
-  } else if (stmt.type == "Assign") {
-    auto targets = stmt.children_in("targets");
-    const PyNode* v = stmt.child("value");
-    if (targets.size() != 1 || targets[0]->type != "Name" || !v) return std::nullopt;
-    a.acc = targets[0]->str_field("id");
-    auto is_acc = [&](const PyNode* n) { return n && n->type == "Name" && n->str_field("id") == a.acc; };
-    if (v->type == "BinOp" && v->fields.value("op", "") == "Add") {
-      a.kind = "sum";
-      if (is_acc(v->child("left"))) a.value = v->child("right");
-      else if (is_acc(v->child("right"))) a.value = v->child("left");
-    } else if (v->type == "Call") {
-      std::string name = normalize_triton_name(call_name(*v));
-      if (name != "tl.maximum" && name != "tl.minimum") return std::nullopt;
-      a.kind = name == "tl.maximum" ? "max" : "min";
-      if (is_acc(argument(*v, 0))) a.value = argument(*v, 1);
-      else if (is_acc(argument(*v, 1))) a.value = argument(*v, 0);
-    }
-  }
-  if (!a.value || PyModule::names_read(*a.value).contains(a.acc)) return std::nullopt;
-  return a;
-}
-
-// Is `init` the identity of the accumulation kind?
-bool is_identity(const KernelContext& ctx, const PyNode& init, std::string_view kind) {
-  std::string t = squash(recipe_util::text(ctx, init));
-  std::replace(t.begin(), t.end(), '\'', '"');
-  if (kind == "max") return t == "-float(\"inf\")" || t == "float(\"-inf\")" || t == "-math.inf";
-  if (kind == "min") return t == "float(\"inf\")" || t == "math.inf";
-  if (auto v = number_constant(init)) return *v == 0.0;
-  return false;
-}
 
 bool is_fp32_load_value(const KernelView& view, const PyNode& value, const PyNode& load) {
   if (&value == &load) return view.pointee_type(view.root_pointer(*KernelView::pointer_arg(load))) == "fp32";
@@ -190,6 +150,7 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
           return refuse(fmt::format("line {}: the row is not loaded into one name", s->line));
         p.load_stmt = s;
         p.load = loads.front();
+        p.load_name = targets[0]->str_field("id");
       } else if (!p.load_stmt) {
         p.prelude.push_back(s);
       } else {
@@ -201,18 +162,27 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
   }
 
   // 4. The passes must agree: same index statements, same load (the `other` may differ only in a
-  // pass that stores element-wise under the load's mask), only the last pass stores.
+  // pass that stores element-wise under the load's mask), only the last pass stores. A later pass
+  // that loads into another name gets that name as an alias of the first pass's.
   const Pass& p0 = passes.front();
-  std::string load_name = p0.load_stmt->children_in("targets")[0]->str_field("id");
+  const std::string& load_name = p0.load_name;
   if (!is_fp32_load_value(view, *p0.load_stmt->child("value"), *p0.load))
     return refuse("the row is not fp32 (loaded or cast with .to(tl.float32)); fusing would change the "
                   "accumulators' types");
   const PyNode* mask0 = KernelView::mask_arg(*p0.load);
   if (!mask0) return refuse("the row load has no mask; a larger block would read past the row");
+  // The names every pass reads as loaded: the row and the first pass's index.
+  std::set<std::string> shared;
+  for (const auto& p : passes) shared.insert(p.load_name);
+  for (const PyNode* s : p0.prelude) shared.merge(PyModule::names_written(*s));
   std::set<std::string> written_in_passes;
-  written_in_passes.insert(load_name);
+  for (const auto& p : passes) written_in_passes.insert(p.load_name);
+  std::set<std::string> accumulators;
   for (const auto& p : passes)
-    for (const PyNode* s : p.rest) written_in_passes.merge(PyModule::names_written(*s));
+    for (const PyNode* s : p.rest) {
+      written_in_passes.merge(PyModule::names_written(*s));
+      if (auto a = accumulation::of(*s)) accumulators.insert(a->acc);
+    }
   for (size_t k = 0; k < passes.size(); ++k) {
     Pass& p = passes[k];
     if (p.prelude.size() < p0.prelude.size())
@@ -223,7 +193,7 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
       const PyNode* s = p.prelude[i];
       auto targets = s->children_in("targets");
       if (s->type != "Assign" || targets.size() != 1 || targets[0]->type != "Name" ||
-          stmt_util::contains_call(*s, {"tl.load", "tl.store"}) || index_names.contains(targets[0]->str_field("id")))
+          stmt_util::contains_call(*s, {"tl.store", "tl.atomic_add"}) || index_names.contains(targets[0]->str_field("id")))
         return refuse(fmt::format("the pass on line {} computes its index differently", p.loop->line));
       for (const auto& r : PyModule::names_read(*s))
         if (written_in_passes.contains(r))
@@ -240,8 +210,6 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
         if (written_in_passes.contains(r))
           return refuse(fmt::format("line {}: the index reads {}, which the passes change", p.prelude[i]->line, r));
     }
-    if (p.load_stmt->children_in("targets")[0]->str_field("id") != load_name)
-      return refuse(fmt::format("line {}: the pass loads into another name than {}", p.load_stmt->line, load_name));
     const PyNode* ptr = KernelView::pointer_arg(*p.load);
     const PyNode* mask = KernelView::mask_arg(*p.load);
     // A mask named by an extra index statement stands for that statement's expression.
@@ -254,7 +222,7 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
     if (squash(recipe_util::text(ctx, *ptr)) != squash(recipe_util::text(ctx, *KernelView::pointer_arg(*p0.load))) ||
         !mask || mask_text(mask) != squash(recipe_util::text(ctx, *mask0)))
       return refuse(fmt::format("line {}: the pass loads other addresses or under another mask", p.load->line));
-    bool stores = false, mixes = false;
+    bool stores = false, mixes = false, accumulates = false;
     for (const PyNode* s : p.rest) {
       stores |= stmt_util::contains_call(*s, {"tl.store", "tl.atomic_add", "tl.atomic_max", "tl.atomic_min",
                                               "tl.atomic_xchg", "tl.atomic_cas"});
@@ -262,23 +230,25 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
           *s, {"tl.sum", "tl.max", "tl.min", "tl.argmax", "tl.argmin", "tl.reduce", "tl.xor_sum", "tl.cumsum",
                "tl.cumprod", "tl.associative_scan", "tl.dot", "tl.trans", "tl.permute", "tl.reshape", "tl.view",
                "tl.sort", "tl.flip", "tl.gather", "tl.histogram"});
+      accumulates |= accumulation::of(*s).has_value();
       if (s->type == "Expr" && !stmt_util::contains_call(*s, {"tl.store"}))
         return refuse(fmt::format("line {}: an expression statement other than tl.store in a pass", s->line));
     }
-    // Later passes would read what this pass leaves in the row's or the index's names.
-    if (k + 1 != passes.size()) {
-      std::set<std::string> shared = {load_name};
-      for (const PyNode* s : p0.prelude) shared.merge(PyModule::names_written(*s));
+    // A pass before the last that reassigns the row or the index (`x = x * x`) writes a fresh
+    // name instead, so that the later passes still read what was loaded.
+    if (k + 1 != passes.size())
       for (const PyNode* s : p.rest)
         for (const auto& w : PyModule::names_written(*s))
-          if (shared.contains(w))
-            return refuse(fmt::format("line {}: the pass reassigns {}, which the later passes read as loaded",
-                                      s->line, w));
-    }
+          if (shared.contains(w)) {
+            if (s->type != "Assign")
+              return refuse(fmt::format("line {}: the pass updates {} in place, which the later passes read as loaded",
+                                        s->line, w));
+            p.renames.emplace(w, std::string());
+          }
     if (stores && k + 1 != passes.size())
       return refuse(fmt::format("the pass on line {} stores before a later pass reads the row", p.loop->line));
-    if (!stores && !mixes)
-      return refuse(fmt::format("the pass on line {} neither reduces nor stores", p.loop->line));
+    if (!stores && !mixes && !accumulates)
+      return refuse(fmt::format("the pass on line {} neither reduces, accumulates nor stores", p.loop->line));
     if (!is_fp32_load_value(view, *p.load_stmt->child("value"), *p.load) ||
         (p.load_stmt->child("value") == p.load) != (p0.load_stmt->child("value") == p0.load) ||
         load_keywords(ctx, *p.load) != load_keywords(ctx, *p0.load))
@@ -290,7 +260,7 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
     if (o != o0) {
       // The fused load fills masked lanes with the first pass's `other`: harmless only where
       // they stay in their lanes and are never stored.
-      if (mixes)
+      if (mixes || accumulates)
         return refuse(fmt::format("line {}: the pass reduces a load whose other= ({}) differs from the first "
                                   "pass's ({})", p.load->line, o.empty() ? "none" : o, o0.empty() ? "none" : o0));
       for (const PyNode* s : p.rest)
@@ -303,8 +273,38 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
     }
   }
 
+  // A renamed name must not be read where the reassigned value was meant: after its pass, only a
+  // later pass that loads into that name (and so reads the row) may read it.
+  std::set<std::string> names_in_kernel = PyModule::names_read(*ctx.function);
+  names_in_kernel.merge(PyModule::names_written(*ctx.function));
+  for (const auto& param : parameter_names(*ctx.function)) names_in_kernel.insert(param);
+  for (size_t k = 0; k < passes.size(); ++k)
+    for (auto& [name, fresh] : passes[k].renames) {
+      for (const PyNode* use : view.uses(name)) {
+        if (use->line <= passes[k].loop->end_line) continue;
+        bool reloaded = false;
+        for (size_t j = k + 1; j < passes.size(); ++j)
+          reloaded |= PyModule::inside(*use, *passes[j].loop) && passes[j].load_name == name;
+        if (!reloaded)
+          return refuse(fmt::format("line {}: reads {}, which the pass on line {} reassigns", use->line, name,
+                                    passes[k].loop->line));
+      }
+      fresh = fmt::format("{}{}", name, k + 1);
+      while (names_in_kernel.contains(fresh)) fresh += "_";
+      names_in_kernel.insert(fresh);
+    }
+  // Between the passes, nothing may change what the later passes read as loaded.
+  for (const PyNode* s : ctx.function->children_in("body")) {
+    if (s->line <= p0.loop->end_line || s->line >= passes.back().loop->line) continue;
+    if (std::any_of(passes.begin(), passes.end(), [&](const Pass& p) { return p.loop == s; })) continue;
+    for (const auto& w : PyModule::names_written(*s))
+      if (shared.contains(w))
+        return refuse(fmt::format("line {}: assigns {} between the passes, which the later passes read as loaded",
+                                  s->line, w));
+  }
+
   // 5. A larger block must stay in bounds: every access in the passes is masked by `index < n`,
-  // and BLOCK and the loop variable appear nowhere else.
+  // and BLOCK and the loop variable appear nowhere else (BLOCK may size an accumulator).
   for (const auto& p : passes)
     for (const PyNode* op : PyModule::calls(*p.loop, {"tl.load", "tl.store", "tl.atomic_add"})) {
       const PyNode* mask = KernelView::mask_arg(*op);
@@ -320,8 +320,20 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
       if (PyModule::inside(node, *p.loop)) return true;
     return false;
   };
+  // `acc = tl.zeros([BLOCK], ...)` at the top level: the accumulator keeps the block's shape.
+  auto sizes_accumulator = [&](const PyNode& use) {
+    const PyNode* stmt = PyModule::enclosing_statement(use);
+    if (!stmt || stmt->parent != ctx.function || stmt->type != "Assign") return false;
+    auto targets = stmt->children_in("targets");
+    const PyNode* value = stmt->child("value");
+    if (targets.size() != 1 || targets[0]->type != "Name" || !accumulators.contains(targets[0]->str_field("id")) ||
+        !value || !accumulation::is_block(*value) || !argument(*value, 0))
+      return false;
+    return PyModule::inside(use, *argument(*value, 0));
+  };
   for (const PyNode* use : view.uses(block_name))
-    if (!in_passes(*use)) return refuse(fmt::format("line {}: {} is used outside the passes", use->line, block_name));
+    if (!in_passes(*use) && !sizes_accumulator(*use))
+      return refuse(fmt::format("line {}: {} is used outside the passes", use->line, block_name));
   for (const PyNode* use : view.uses(var))
     if (!in_passes(*use)) return refuse(fmt::format("line {}: {} is used after the passes", use->line, var));
 
@@ -352,7 +364,12 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
         if (!init) return nullptr;
       }
     }
-    return init && is_identity(ctx, *init->child("value"), a.kind) ? init : nullptr;
+    if (!init || !accumulation::is_identity(ctx, *init->child("value"), a.kind)) return nullptr;
+    // A block accumulator that adds a reduction would become a scalar.
+    if (accumulation::is_block(*init->child("value")) &&
+        stmt_util::contains_call(*a.value, {"tl.sum", "tl.max", "tl.min", "tl.reduce", "tl.xor_sum"}))
+      return nullptr;
+    return init;
   };
   for (size_t k = 0; k < passes.size(); ++k) {
     const Pass& p = passes[k];
@@ -365,46 +382,66 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
       keep.push_back(p.load_stmt);
     }
     keep.insert(keep.end(), p.extra.begin(), p.extra.end());
+    if (k != 0 && p.load_name != load_name) keep.push_back(p.load_stmt);  // becomes the alias
     keep.insert(keep.end(), p.rest.begin(), p.rest.end());
     // Which accumulations assign their name once in this pass?
     std::map<std::string, int> assigned;
     for (const PyNode* s : p.rest)
       for (const auto& w : PyModule::names_written(*s)) ++assigned[w];
+    std::set<std::string> renamed;  // the names this pass has reassigned so far
     std::string text;
     for (const PyNode* s : keep) {
-      std::vector<TextEdit> subs;
-      bool whole = false;
-      if (auto a = accumulation(*s); a && assigned[a->acc] == 1)
-        if (const PyNode* init = init_of(*a, *p.loop)) {
-          edits.push_back(stmt_util::replace_lines(init->line, init->end_line, ""));
-          subs.push_back(TextEdit::replace(*s, fmt::format("{} = {}", a->acc, recipe_util::text(ctx, *a->value))));
-          whole = true;
-        }
-      if (!whole) {
-        // start + X -> X; any other read of start -> 0.
-        std::vector<const PyNode*> covered;
-        PyModule::walk(*s, [&](const PyNode& e) {
-          if (e.type != "BinOp" || e.fields.value("op", "") != "Add") return;
-          for (auto [side, other] : {std::pair{"left", "right"}, std::pair{"right", "left"}}) {
-            const PyNode* v = e.child(side);
-            const PyNode* o = e.child(other);
-            if (v && o && v->type == "Name" && v->str_field("id") == var && !PyModule::names_read(*o).contains(var)) {
-              subs.push_back(TextEdit::replace(e, recipe_util::text(ctx, *o)));
-              covered.push_back(v);
-              return;
-            }
-          }
-        });
-        PyModule::walk(*s, [&](const PyNode& e) {
-          if (e.type == "Name" && e.str_field("id") == var && std::find(covered.begin(), covered.end(), &e) == covered.end()) {
-            bool nested = false;
-            for (const auto& sub : subs)
-              nested |= std::tie(sub.line, sub.col) <= std::tie(e.line, e.col) &&
-                        std::tie(e.end_line, e.end_col) <= std::tie(sub.end_line, sub.end_col);
-            if (!nested) subs.push_back(TextEdit::replace(e, "0"));
-          }
-        });
+      if (k != 0 && s == p.load_stmt) {
+        text += to + p.load_name + " = " + load_name + "\n";
+        continue;
       }
+      std::vector<TextEdit> subs;
+      if (auto a = accumulation::of(*s); a && assigned[a->acc] == 1)
+        if (const PyNode* init = init_of(*a, *p.loop)) {
+          // `acc += R`, `acc = tl.maximum(acc, R)` -> `acc = R`
+          edits.push_back(stmt_util::replace_lines(init->line, init->end_line, ""));
+          subs.push_back({s->line, s->col, a->value->line, a->value->col, a->acc + " = "});
+          if (std::pair(a->value->end_line, a->value->end_col) != std::pair(s->end_line, s->end_col))
+            subs.push_back({a->value->end_line, a->value->end_col, s->end_line, s->end_col, ""});
+        }
+      auto inside_sub = [&](const PyNode& e) {
+        for (const auto& sub : subs)
+          if (std::tie(sub.line, sub.col) <= std::tie(e.line, e.col) &&
+              std::tie(e.end_line, e.end_col) <= std::tie(sub.end_line, sub.end_col))
+            return true;
+        return false;
+      };
+      // start + X -> X; any other read of start -> 0.
+      std::vector<const PyNode*> covered;
+      PyModule::walk(*s, [&](const PyNode& e) {
+        if (e.type != "BinOp" || e.fields.value("op", "") != "Add" || inside_sub(e)) return;
+        for (auto [side, other] : {std::pair{"left", "right"}, std::pair{"right", "left"}}) {
+          const PyNode* v = e.child(side);
+          const PyNode* o = e.child(other);
+          if (v && o && v->type == "Name" && v->str_field("id") == var && !PyModule::names_read(*o).contains(var)) {
+            subs.push_back(TextEdit::replace(e, recipe_util::text(ctx, *o)));
+            covered.push_back(v);
+            return;
+          }
+        }
+      });
+      bool clash = false;
+      PyModule::walk(*s, [&](const PyNode& e) {
+        if (e.type != "Name") return;
+        const std::string& id = e.str_field("id");
+        bool reads_renamed = e.str_field("ctx") == "Load" && renamed.contains(id);
+        bool writes_renamed = e.str_field("ctx") == "Store" && p.renames.contains(id) && s != p.load_stmt;
+        if (reads_renamed || writes_renamed) {
+          if (inside_sub(e)) clash = true;
+          else subs.push_back(TextEdit::replace(e, p.renames.at(id)));
+        } else if (id == var && std::find(covered.begin(), covered.end(), &e) == covered.end() && !inside_sub(e)) {
+          subs.push_back(TextEdit::replace(e, "0"));
+        }
+      });
+      if (clash) return refuse(fmt::format("line {}: a reassigned name inside `{} + ...`", s->line, var));
+      if (s != p.load_stmt)
+        for (const auto& w : PyModule::names_written(*s))
+          if (p.renames.contains(w)) renamed.insert(w);
       text += TDX_TRY(stmt_util::render_lines(ctx, s->line, s->end_line, subs, from, to));
     }
     edits.push_back(stmt_util::replace_lines(p.loop->line, p.loop->end_line, text));

@@ -1,5 +1,7 @@
-"""single-pass-reduction refuses: the sum-of-squares pass overwrites the loaded row (x = x * x),
-so after fusing, the normalize pass would read the squares instead of the row."""
+"""single-pass-reduction refuses: the sum-of-squares pass overwrites the loaded row (x = x * x) and the
+normalize pass, which loads the row into `v`, reads `x` (the squares the last block left; `x` is defined before the passes): renaming
+the reassigned `x` would make it read the row instead."""
+# DECLINES: reads x, which the pass on line 15 reassigns
 import torch
 import triton
 import triton.language as tl
@@ -9,6 +11,7 @@ import triton.language as tl
 def rms_norm_kernel(x_ptr, y_ptr, stride, n_cols, eps, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     sum_sq = 0.0
+    x = tl.zeros([BLOCK], dtype=tl.float32)
     for start in range(0, n_cols, BLOCK):
         cols = start + tl.arange(0, BLOCK)
         x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
@@ -17,8 +20,8 @@ def rms_norm_kernel(x_ptr, y_ptr, stride, n_cols, eps, BLOCK: tl.constexpr):
     rstd = 1.0 / tl.sqrt(sum_sq / n_cols + eps)
     for start in range(0, n_cols, BLOCK):
         cols = start + tl.arange(0, BLOCK)
-        x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
-        tl.store(y_ptr + row * stride + cols, x * rstd, mask=cols < n_cols)
+        v = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
+        tl.store(y_ptr + row * stride + cols, x * v * rstd, mask=cols < n_cols)
 
 
 def launch(x):
@@ -28,7 +31,7 @@ def launch(x):
 
 
 def reference(x):
-    return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + 1e-6)
+    return x * x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + 1e-6)
 
 
 def make_inputs(device):

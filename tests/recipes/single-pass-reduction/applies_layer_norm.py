@@ -1,6 +1,8 @@
-"""single-pass-reduction refuses: Triton's tutorial layer norm accumulates element-wise in its passes
-(`_mean += a` into a BLOCK-wide tl.zeros created outside the loop) instead of reducing, a shape the
-recipe does not recognize (and BLOCK could not be resized under the accumulators anyway)."""
+"""single-pass-reduction applies to Triton's tutorial layer norm: its passes accumulate element-wise
+(`_mean += a` into a BLOCK-wide tl.zeros, reduced after the loop), load into different names (`a`,
+then `x`), the variance pass reassigns `x`, and the normalize pass loads the weight and bias
+before the row. The accumulators become the row's values, `x` the first pass's `a`, the
+reassigned `x` a fresh `x2`."""
 import torch
 import triton
 import triton.language as tl
@@ -48,6 +50,10 @@ def reference(x, w, b):
 
 def make_inputs(device):
     return (torch.randn(128, 1000, device=device), torch.randn(1000, device=device), torch.randn(1000, device=device))
+
+
+def make_small_inputs(device):
+    return (torch.randn(6, 300, device=device), torch.randn(300, device=device), torch.randn(300, device=device))
 
 
 TOLERANCE = {"rtol": 1e-4, "atol": 1e-4}
