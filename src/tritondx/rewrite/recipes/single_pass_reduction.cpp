@@ -94,10 +94,19 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
   if (!loop0 || loop0->type != "For" || loop0->parent != ctx.function)
     return refuse("the first pass is not a top-level `for` loop of the kernel");
   if (pointer.empty()) pointer = view.root_pointer(*KernelView::pointer_arg(*first_loads.front()));
-  std::string iter_text = recipe_util::text(ctx, *loop0->child("iter"));
+  // The passes' ranges agree in their positional arguments: `range` and `tl.range(...,
+  // num_stages=3)` run the same iterations, and the fused code has no loop left to pipeline.
+  auto range_key = [&](const PyNode& iter) {
+    std::string fn = iter.type == "Call" ? normalize_triton_name(call_name(iter)) : "";
+    if (fn != "range" && fn != "tl.range") return squash(recipe_util::text(ctx, iter));
+    std::string key = "range";
+    for (int i = 0; argument(iter, i); ++i) key += "," + squash(recipe_util::text(ctx, *argument(iter, i)));
+    return key;
+  };
+  std::string iter_text = range_key(*loop0->child("iter"));
   std::vector<Pass> passes;
   for (const PyNode* stmt : ctx.function->children_in("body")) {
-    if (stmt->type != "For" || recipe_util::text(ctx, *stmt->child("iter")) != iter_text) continue;
+    if (stmt->type != "For" || range_key(*stmt->child("iter")) != iter_text) continue;
     bool reads = false;
     for (const PyNode* l : PyModule::calls(*stmt, {"tl.load", "triton.language.load"}))
       reads |= view.root_pointer(*KernelView::pointer_arg(*l)) == pointer;
