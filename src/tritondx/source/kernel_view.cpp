@@ -82,6 +82,14 @@ std::string KernelView::fresh_name(const std::string& base) const {
   return n;
 }
 
+std::string KernelView::range_key(const PyNode& iter) const {
+  std::string fn = iter.type == "Call" ? normalize_triton_name(call_name(iter)) : "";
+  if (fn != "range" && fn != "tl.range") return squash_blanks(text(iter));
+  std::string key = "range(";
+  for (int i = 0; argument(iter, i); ++i) key += (i ? "," : "") + squash_blanks(text(*argument(iter, i)));
+  return key + ")";
+}
+
 std::string KernelView::squashed_text(const PyNode& node) const { return squash_blanks(text(node)); }
 
 bool KernelView::is_param(std::string_view name) const {

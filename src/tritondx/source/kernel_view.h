@@ -54,6 +54,9 @@ class KernelView {
   const PyNode& function() const { return *ctx_->function; }
   const LaunchInfo& launch() const { return *ctx_->launch; }
   std::string text(const PyNode& node) const;  // the node's source text
+  // What a `for` loop's iter runs over, as text: `range`/`tl.range`'s positional arguments
+  // (keywords such as num_stages= do not change the iterations), else the iter's text.
+  std::string range_key(const PyNode& iter) const;
   // The source text without blanks, tabs and newlines: two spellings of one expression compare equal.
   std::string squashed_text(const PyNode& node) const;
 

@@ -50,7 +50,7 @@ bool nested(const PyNode* a, const PyNode* b) {  // is a inside b?  // is a insi
 void MultiPassReductionRule::check(const KernelContext& ctx, FindingSink& sink) const {
   if (!has_l0_inputs(ctx)) return;
   KernelView view(ctx);
-  // Group loads by (pointer, address text, loop range text); one pass per loop.
+  // Group loads by (pointer, address text, loop range); one pass per loop.
   std::map<std::string, std::vector<Pass>> groups;
   std::vector<std::string> order;
   for (const PyNode* load : view.loads()) {
@@ -60,7 +60,7 @@ void MultiPassReductionRule::check(const KernelContext& ctx, FindingSink& sink) 
     std::string root = view.root_pointer(*ptr);
     const PyNode* iter = loop->child("iter");
     if (root.empty() || !iter) continue;
-    std::string key = root + "\x1f" + view.text(*ptr) + "\x1f" + view.text(*iter);
+    std::string key = root + "\x1f" + view.text(*ptr) + "\x1f" + view.range_key(*iter);
     auto& passes = groups[key];
     if (passes.empty()) order.push_back(key);
     bool same_loop = false;

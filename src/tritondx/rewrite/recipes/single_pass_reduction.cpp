@@ -96,23 +96,19 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
   if (pointer.empty()) pointer = view.root_pointer(*KernelView::pointer_arg(*first_loads.front()));
   // The passes' ranges agree in their positional arguments: `range` and `tl.range(...,
   // num_stages=3)` run the same iterations, and the fused code has no loop left to pipeline.
-  auto range_key = [&](const PyNode& iter) {
-    std::string fn = iter.type == "Call" ? normalize_triton_name(call_name(iter)) : "";
-    if (fn != "range" && fn != "tl.range") return squash(recipe_util::text(ctx, iter));
-    std::string key = "range";
-    for (int i = 0; argument(iter, i); ++i) key += "," + squash(recipe_util::text(ctx, *argument(iter, i)));
-    return key;
-  };
-  std::string iter_text = range_key(*loop0->child("iter"));
+  std::string iter_text = view.range_key(*loop0->child("iter"));
   std::vector<Pass> passes;
   for (const PyNode* stmt : ctx.function->children_in("body")) {
-    if (stmt->type != "For" || range_key(*stmt->child("iter")) != iter_text) continue;
+    if (stmt->type != "For" || view.range_key(*stmt->child("iter")) != iter_text) continue;
     bool reads = false;
     for (const PyNode* l : PyModule::calls(*stmt, {"tl.load", "triton.language.load"}))
       reads |= view.root_pointer(*KernelView::pointer_arg(*l)) == pointer;
     if (reads) passes.push_back({stmt, {}, nullptr, nullptr, {}});
   }
-  if (passes.size() < 2 || passes.front().loop != loop0) return refuse("fewer than two top-level passes over " + pointer);
+  // The finding may point at a later pass (the rule saw the earlier ones differently); all are fused.
+  if (passes.size() < 2 || std::none_of(passes.begin(), passes.end(), [&](const Pass& p) { return p.loop == loop0; }))
+    return refuse("fewer than two top-level passes over " + pointer);
+  loop0 = passes.front().loop;
 
   // 2. The range: `for start in range(0, n, BLOCK)` with n a parameter and BLOCK a constexpr.
   const PyNode* iter = loop0->child("iter");
@@ -284,9 +280,7 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
 
   // A renamed name must not be read where the reassigned value was meant: after its pass, only a
   // later pass that loads into that name (and so reads the row) may read it.
-  std::set<std::string> names_in_kernel = PyModule::names_read(*ctx.function);
-  names_in_kernel.merge(PyModule::names_written(*ctx.function));
-  for (const auto& param : parameter_names(*ctx.function)) names_in_kernel.insert(param);
+  std::set<std::string> fresh_names;
   for (size_t k = 0; k < passes.size(); ++k)
     for (auto& [name, fresh] : passes[k].renames) {
       for (const PyNode* use : view.uses(name)) {
@@ -298,9 +292,9 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
           return refuse(fmt::format("line {}: reads {}, which the pass on line {} reassigns", use->line, name,
                                     passes[k].loop->line));
       }
-      fresh = fmt::format("{}{}", name, k + 1);
-      while (names_in_kernel.contains(fresh)) fresh += "_";
-      names_in_kernel.insert(fresh);
+      fresh = view.fresh_name(fmt::format("{}{}", name, k + 1));
+      while (fresh_names.contains(fresh)) fresh += "_";
+      fresh_names.insert(fresh);
     }
   // Between the passes, nothing may change what the later passes read as loaded.
   for (const PyNode* s : ctx.function->children_in("body")) {
