@@ -244,6 +244,23 @@ TEST(L2Proposals, ExcessivePredicationEvenOrPartialLastTile) {
     for (const auto& p : f.proposals) EXPECT_TRUE(p.params.value("predicates", false)) << p.params.dump();
 }
 
+// Spills in a loop stepping by a large block: the block shrinks to 16 elements per thread (the
+// recipe then edits the launch's computation of it); a matmul's spills (its accumulator) keep
+// the advice.
+TEST(L2Proposals, RegisterSpillsShrinkAStreamingLoopsBlock) {
+  auto streaming = fixture_findings("l2-register-spills", "fires_streaming_block.py");
+  ASSERT_EQ(streaming.size(), 1u);
+  EXPECT_EQ(proposed_recipes(streaming), (std::set<std::string>{"resize-block", "set-num-warps", "set-num-stages"}))
+      << proposals_text(streaming);
+  const auto& resize = streaming.front().proposals.front();
+  EXPECT_EQ(resize.params, (nlohmann::json{{"constexpr", "BLOCK"}, {"from", 65536}, {"block", 2048}}));
+  EXPECT_NE(streaming.front().cause.find("holds 512 elements of each loaded tile per thread"), std::string::npos)
+      << streaming.front().cause;
+  auto matmul = fixture_findings("l2-register-spills", "fires.py");
+  EXPECT_EQ(proposed_recipes(matmul).count("resize-block"), 0u) << proposals_text(matmul);
+  EXPECT_EQ(proposed_recipes(matmul).count("advice"), 1u) << proposals_text(matmul);
+}
+
 // Every registered rule has a doc page, a firing and a silent fixture (STYLE.md, step 7).
 TEST(RuleCatalogue, EveryRuleHasDocAndFixtures) {
   fs::path root(TRITONDX_SOURCE_DIR);

@@ -1,5 +1,7 @@
-"""resize-block refuses: the launch computes the block as max(1024, next_power_of_2(cols)), so the
-value cannot be changed at the call without rewriting that policy; the recipe declines."""
+"""resize-block refuses: the launch computes the block of a single block per row as max(1024,
+next_power_of_2(cols)); capped at a smaller block, that policy would no longer cover longer rows
+than the captured ones, so the recipe declines."""
+# DECLINES: for a single block, which a smaller block capped at 128 may no longer cover
 import torch
 import triton
 import triton.language as tl

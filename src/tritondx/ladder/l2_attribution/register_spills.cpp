@@ -3,6 +3,7 @@
 #include <map>
 
 #include "tritondx/ladder/l2_attribution/l2_rule.h"
+#include "tritondx/source/kernel_view.h"
 
 namespace tdx {
 namespace {
@@ -34,6 +35,36 @@ class RegisterSpillsRule final : public L2Rule {
  private:
   int min_spill_bytes_ = 1;
 };
+
+// A streaming loop `for i in range(lo, hi, BLOCK)` whose block holds more elements per thread
+// than fit registers: each step loads a BLOCK tile, so a smaller BLOCK streams the same data.
+struct StreamingBlock {
+  std::string name;
+  long long value = 0, per_thread = 0;
+  int line = 0;  // the loop's
+};
+
+// Elements of one loaded tile a thread may hold across a streaming loop's step.
+constexpr long long kStreamingElementsPerThread = 16;
+
+std::optional<StreamingBlock> largest_streaming_block(const KernelContext& ctx) {
+  if (!ctx.function || !ctx.launch || !ctx.task) return std::nullopt;
+  l0::KernelView view(ctx);
+  const long long threads = 32LL * std::max(ctx.launch->num_warps(), 1);
+  std::optional<StreamingBlock> best;
+  PyModule::walk(*ctx.function, [&](const PyNode& n) {
+    const PyNode* iter = n.type == "For" ? n.child("iter") : nullptr;
+    std::string fn = iter && iter->type == "Call" ? normalize_triton_name(call_name(*iter)) : "";
+    const PyNode* step = fn == "range" || fn == "tl.range" ? argument(*iter, 2) : nullptr;
+    if (!step || step->type != "Name") return;
+    const KernelParam* param = view.param_info(step->str_field("id"));
+    auto value = ctx.launch->int_arg(step->str_field("id"));
+    if (!param || !param->is_constexpr || !value || !l0::is_pow2(*value)) return;
+    if (!best || *value > best->value) best = StreamingBlock{step->str_field("id"), *value, *value / threads, n.line};
+  });
+  if (!best || best->per_thread <= kStreamingElementsPerThread) return std::nullopt;
+  return best;
+}
 
 std::vector<CarriedTensor> carried_tensors(const IrView& ir) {
   std::vector<CarriedTensor> out;
@@ -125,10 +156,24 @@ void RegisterSpillsRule::check(const KernelContext& ctx, FindingSink& sink) cons
   for (int i : ctx.source_map->at(Stage::Ttgir, line))
     if (ir.enclosing_loop(ir.ttgir().ops[static_cast<size_t>(i)]) >= 0) in_loop = true;
   f.confidence = in_loop ? 0.8 : 0.6;
-  // Relief, cheapest first: lift the register cap, spread the tile over more warps, fewer stages.
+  // Relief, cheapest first: lift the register cap, a streaming loop's smaller step, the tile spread
+  // over more warps, fewer stages.
   if (budget < 255)
     f.proposals.push_back({"set-maxnreg", fmt::format("drop maxnreg={} (ptxas may use up to 255 registers)", budget),
                            {{"maxnreg", nullptr}, {"from", budget}}});
+  auto streaming = largest_streaming_block(ctx);
+  if (streaming) {
+    const long long block = kStreamingElementsPerThread * 32 * std::max(ir.num_warps(), 1);
+    f.evidence.push_back(ir.source(streaming->line, fmt::format("a loop steps by {} = {}: {} elements per thread in each step's tile",
+                                                     streaming->name, streaming->value, streaming->per_thread)));
+    f.cause += fmt::format("; the loop stepping by {} = {} holds {} elements of each loaded tile per thread",
+                           streaming->name, streaming->value, streaming->per_thread);
+    f.proposals.push_back({"resize-block",
+                           fmt::format("{} = {} ({} elements per thread): the loop streams the same data in more, "
+                                       "smaller steps",
+                                       streaming->name, block, kStreamingElementsPerThread),
+                           {{"constexpr", streaming->name}, {"from", streaming->value}, {"block", block}}});
+  }
   if (ir.num_warps() * 2 <= 16)
     f.proposals.push_back({"set-num-warps",
                            fmt::format("launch with num_warps={}: the same tile over twice the threads", ir.num_warps() * 2),
@@ -138,9 +183,10 @@ void RegisterSpillsRule::check(const KernelContext& ctx, FindingSink& sink) cons
                            fmt::format("num_stages {} -> {}: one buffered tile fewer per thread",
                                        ctx.launch->num_stages(), ctx.launch->num_stages() - 1),
                            {{"num_stages", ctx.launch->num_stages() - 1}}});
-  f.proposals.push_back({kAdvice, "shrink the per-thread state: a smaller tile (BLOCK_N)",
-                         {{"registers", res.registers}, {"carried_registers", carried_regs},
-                          {"num_warps", ir.num_warps()}}});
+  if (!streaming)
+    f.proposals.push_back({kAdvice, "shrink the per-thread state: a smaller tile (BLOCK_N)",
+                           {{"registers", res.registers}, {"carried_registers", carried_regs},
+                            {"num_warps", ir.num_warps()}}});
   sink.report(std::move(f));
 }
 

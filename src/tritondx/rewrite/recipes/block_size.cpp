@@ -64,8 +64,8 @@ std::string_view BlockSizeRecipe::description() const {
   switch (kind_) {
     case BlockKind::Grow:
       return "Raises a 1-D block size: the constexpr the finding's tl.arange is sized by gets the proposed "
-             "value at the launch call (the literal argument, or the launch-local variable it is assigned "
-             "from), and the grid follows: triton.cdiv(n, OLD) and n // OLD become triton.cdiv(n, NEW) and "
+             "value at the launch call (the literal argument, the launch-local variable it is assigned "
+             "from, or the launch's computation of it scaled by the same factor), and the grid follows: triton.cdiv(n, OLD) and n // OLD become triton.cdiv(n, NEW) and "
              "n // NEW on the grid dimension whose tl.program_id the kernel multiplies by the block, a "
              "literal grid is recomputed, and a grid written with the same variable or meta['BLOCK'] "
              "already follows. Proposed by l0-tiny-block, and by l1-bound-class, l1-hot-line-stall, "
@@ -81,8 +81,9 @@ std::string_view BlockSizeRecipe::description() const {
       return "Sizes a block from the extent it covers (a smaller block when most lanes are masked): the "
              "block constexpr gets the proposed value at the launch call and the grid follows, exactly as in "
              "grow-block. When no grid dimension counts blocks of it (one block per row, or a loop over the "
-             "row), a smaller block is accepted only if it still covers the extent or steps a loop. "
-             "Proposed by l0-masked-lanes.";
+             "row), a smaller block is accepted only if it still covers the extent or steps a loop; a block the launch "
+             "computes is capped (`min(NEW, ...)`) where a loop or the grid steps by it. Proposed by "
+             "l0-masked-lanes, and by l2-register-spills for a loop stepping by a block too large for registers.";
     case BlockKind::Tile:
       return "Grows a 2-D tile: the constexprs sizing the rows and the columns (named by the proposal's "
              "\"constexprs\": [rows, columns], or else those of the finding's access: x[:, None] and x[None, :] "
@@ -336,10 +337,14 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
     if (!is_pow2(c.to) || c.to > 65536) return fail(Stage::Rewrite, fmt::format("{} is not a valid block size", c.to), line);
     if (c.to == c.from) return fail(Stage::Rewrite, fmt::format("{} is already {}", name, c.to), line);
 
-    // The value at the launch: a literal argument, or a launch-local variable assigned a literal.
+    // The value at the launch: a literal argument, a launch-local variable assigned a literal, or
+    // a computation (`min(MAX, triton.next_power_of_2(n))`, inline or in a variable assigned once),
+    // which keeps its policy for other shapes: capped at the new block (a smaller one) or scaled by
+    // the same factor (a larger one).
     const PyNode* arg = launch_util::passed_argument(ctx, *site.call, name);
     if (!arg) return fail(Stage::Rewrite, fmt::format("the launch call does not pass {}", name), site.call->line);
     std::string launch_var;
+    const PyNode* computed = nullptr;
     if (int_constant(*arg) == c.from) {
       if (!edited.insert(arg).second) continue;
       edits.push_back(TextEdit::replace(*arg, std::to_string(c.to)));
@@ -348,18 +353,31 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
       const PyNode* def = launch_util::single_assignment(*site.enclosing, launch_var);
       if (!def) def = module_constant(ctx, *site.enclosing, launch_var);
       const PyNode* value = def ? def->child("value") : nullptr;
-      if (!value || int_constant(*value) != c.from)
+      if (value && int_constant(*value) == c.from) {
+        edits.push_back(TextEdit::replace(*value, std::to_string(c.to)));
+      } else if (value && def->type == "Assign" && def->parent == site.enclosing) {
+        computed = value;
+      } else {
         return fail(Stage::Rewrite,
-                    fmt::format("the launch computes {} as `{}`; retuning it needs that computation changed", name,
-                                launch_var),
+                    fmt::format("the launch computes {} as `{}`, not assigned once at the top of the launch function; "
+                                "retuning it needs that computation changed",
+                                name, launch_var),
                     arg->line);
-      edits.push_back(TextEdit::replace(*value, std::to_string(c.to)));
+      }
       edited.insert(value);
     } else {
-      return fail(Stage::Rewrite,
-                  fmt::format("the launch computes {} as `{}`; retuning it needs that computation changed", name,
-                              node_text(*arg, ctx.task->lines)),
-                  arg->line);
+      computed = arg;
+      edited.insert(arg);
+    }
+    if (computed) {
+      // The computation is rewritten whole: its literals (a cap of 65536) are no other use of the value.
+      PyModule::walk(*computed, [&](const PyNode& n) { edited.insert(&n); });
+      const std::string e = node_text(*computed, ctx.task->lines);
+      const bool atom = computed->type == "Call" || computed->type == "Name" || computed->type == "Attribute" ||
+                        computed->type == "Subscript";
+      edits.push_back(TextEdit::replace(*computed, c.to < c.from ? fmt::format("min({}, {})", c.to, e)
+                                                   : atom        ? fmt::format("{} * {}", e, c.to / c.from)
+                                                                 : fmt::format("({}) * {}", e, c.to / c.from)));
     }
 
     // Are the accesses that index with this block (an arange sized by it) all masked? An
@@ -407,6 +425,12 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
     if (axes.empty()) {
       // No grid dimension counts these blocks: one block per program, or a loop over them.
       bool loop = steps_a_loop(view, name);
+      if (computed && !loop && c.to < c.from)
+        return fail(Stage::Rewrite,
+                    fmt::format("the launch computes {} as `{}` for a single block, which a smaller block capped "
+                                "at {} may no longer cover at other shapes",
+                                name, node_text(*computed, ctx.task->lines), c.to),
+                    line);
       if (loop && !all_masked && c.to > c.from)
         return fail(Stage::Rewrite, "a loop steps by the block over unmasked accesses: a larger block could read "
                                     "past the data",
