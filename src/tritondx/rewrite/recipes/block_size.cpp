@@ -11,6 +11,7 @@
 #include "tritondx/core/check.h"
 #include "tritondx/source/block_index.h"
 #include "tritondx/rewrite/recipes/grid_rewriter.h"
+#include "tritondx/rewrite/recipes/launch_block_value.h"
 #include "tritondx/rewrite/recipes/launch_util.h"
 #include "tritondx/rewrite/recipes/recipes.h"
 #include "tritondx/rewrite/recipes/wrapped_block.h"
@@ -185,23 +186,6 @@ Expected<void> BlockSizeRecipe::tile_names(const KernelView& view, int line, std
   return {};
 }
 
-// `NAME = <int>` at the top of the module, the only assignment of NAME anywhere, read by the
-// launch function and by no other function (a kernel reading it as a global would change too).
-const PyNode* module_constant(const KernelContext& ctx, const PyNode& launch_function, const std::string& name) {
-  if (!ctx.ast) return nullptr;
-  const PyNode& root = ctx.ast->root();
-  const PyNode* def = launch_util::single_assignment(root, name);
-  if (!def || def->parent != &root) return nullptr;
-  for (const PyNode* f : root.children_in("body")) {
-    if (f->type != "FunctionDef" || f == &launch_function || !PyModule::names_read(*f).count(name)) continue;
-    bool parameter = false;  // a kernel's own `BLOCK: tl.constexpr` shadows the global
-    if (const PyNode* args = f->child("args"))
-      for (const PyNode* a : args->children_in("args")) parameter |= a->str_field("arg") == name;
-    if (!parameter) return nullptr;
-  }
-  return def;
-}
-
 // Does the expression (through the launch function's single assignments of the names it reads)
 // hold the literal `value` or a node the rewrite edits?
 bool derives_from(const PyNode& e, const PyNode& function, long long value, const std::set<const PyNode*>& edited,
@@ -337,48 +321,12 @@ Expected<std::vector<TextEdit>> BlockSizeRecipe::edits(const RecipeInput& in) co
     if (!is_pow2(c.to) || c.to > 65536) return fail(Stage::Rewrite, fmt::format("{} is not a valid block size", c.to), line);
     if (c.to == c.from) return fail(Stage::Rewrite, fmt::format("{} is already {}", name, c.to), line);
 
-    // The value at the launch: a literal argument, a launch-local variable assigned a literal, or
-    // a computation (`min(MAX, triton.next_power_of_2(n))`, inline or in a variable assigned once),
-    // which keeps its policy for other shapes: capped at the new block (a smaller one) or scaled by
-    // the same factor (a larger one).
-    const PyNode* arg = launch_util::passed_argument(ctx, *site.call, name);
-    if (!arg) return fail(Stage::Rewrite, fmt::format("the launch call does not pass {}", name), site.call->line);
-    std::string launch_var;
-    const PyNode* computed = nullptr;
-    if (int_constant(*arg) == c.from) {
-      if (!edited.insert(arg).second) continue;
-      edits.push_back(TextEdit::replace(*arg, std::to_string(c.to)));
-    } else if (arg->type == "Name") {
-      launch_var = arg->str_field("id");
-      const PyNode* def = launch_util::single_assignment(*site.enclosing, launch_var);
-      if (!def) def = module_constant(ctx, *site.enclosing, launch_var);
-      const PyNode* value = def ? def->child("value") : nullptr;
-      if (value && int_constant(*value) == c.from) {
-        edits.push_back(TextEdit::replace(*value, std::to_string(c.to)));
-      } else if (value && def->type == "Assign" && def->parent == site.enclosing) {
-        computed = value;
-      } else {
-        return fail(Stage::Rewrite,
-                    fmt::format("the launch computes {} as `{}`, not assigned once at the top of the launch function; "
-                                "retuning it needs that computation changed",
-                                name, launch_var),
-                    arg->line);
-      }
-      edited.insert(value);
-    } else {
-      computed = arg;
-      edited.insert(arg);
-    }
-    if (computed) {
-      // The computation is rewritten whole: its literals (a cap of 65536) are no other use of the value.
-      PyModule::walk(*computed, [&](const PyNode& n) { edited.insert(&n); });
-      const std::string e = node_text(*computed, ctx.task->lines);
-      const bool atom = computed->type == "Call" || computed->type == "Name" || computed->type == "Attribute" ||
-                        computed->type == "Subscript";
-      edits.push_back(TextEdit::replace(*computed, c.to < c.from ? fmt::format("min({}, {})", c.to, e)
-                                                   : atom        ? fmt::format("{} * {}", e, c.to / c.from)
-                                                                 : fmt::format("({}) * {}", e, c.to / c.from)));
-    }
+    // The value at the launch (launch_block_value.h): a literal, or the launch's computation capped
+    // or scaled.
+    auto value = TDX_TRY(block_grid::edit_launch_block_value(ctx, site, c, edits, edited));
+    if (value.already_edited) continue;
+    const std::string& launch_var = value.launch_var;
+    const PyNode* computed = value.computed;
 
     // Are the accesses that index with this block (an arange sized by it) all masked? An
     // unmasked one under `if EVEN:` counts as masked when the flag tests divisibility by the old
