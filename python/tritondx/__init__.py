@@ -17,7 +17,7 @@ import os
 import pathlib
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
 from tritondx import _engine
 from tritondx._capture import CaptureResult, capture

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "tritondx/pyast/py_ast.h"
-#include "tritondx/ladder/context.h"
+#include "tritondx/rewrite/recipe.h"
 
 namespace tdx::accumulation {
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "tritondx/core/text.h"
 #include "tritondx/rewrite/source_edit.h"
 
 namespace tdx::block_grid {
@@ -49,6 +50,20 @@ bool is_atom(const PyNode& e) {
   return e.type == "Call" || e.type == "Name" || e.type == "Attribute" || e.type == "Subscript";
 }
 
+// An `assert` or an `if ...: raise` of `function` whose test reads `name`: the block is also the
+// limit of the sizes the launch accepts (`if N > BLOCK_SIZE: raise RuntimeError(...)`).
+const PyNode* size_guard(const PyNode& function, const std::string& name) {
+  const PyNode* guard = nullptr;
+  PyModule::walk(function, [&](const PyNode& n) {
+    if (guard || (n.type != "Assert" && n.type != "If") || !n.child("test")) return;
+    if (!PyModule::names_read(*n.child("test")).contains(name)) return;
+    bool raises = n.type == "Assert";
+    for (const PyNode* s : n.children_in("body")) raises |= s->type == "Raise";
+    if (raises) guard = &n;
+  });
+  return guard;
+}
+
 }  // namespace
 
 Expected<LaunchBlockValue> edit_launch_block_value(const KernelContext& ctx, const launch_util::LaunchSite& site,
@@ -66,6 +81,12 @@ Expected<LaunchBlockValue> edit_launch_block_value(const KernelContext& ctx, con
     out.computed = arg;
   } else {
     out.launch_var = arg->str_field("id");
+    if (const PyNode* guard = c.to < c.from ? size_guard(*site.enclosing, out.launch_var) : nullptr)
+      return fail(Stage::Rewrite,
+                  fmt::format("line {}: the launch checks the sizes it accepts against {} (`{}`); a smaller block "
+                              "would refuse them",
+                              guard->line, out.launch_var, ltrim(ctx.task->line(guard->line))),
+                  guard->line);
     const PyNode* def = launch_util::single_assignment(*site.enclosing, out.launch_var);
     if (!def) def = module_constant(ctx, *site.enclosing, out.launch_var);
     const PyNode* value = def ? def->child("value") : nullptr;

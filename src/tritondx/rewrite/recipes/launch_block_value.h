@@ -26,7 +26,8 @@ struct LaunchBlockValue {
 //   a smaller block, scaled by NEW / OLD for a larger one;
 // - a variable unpacked once at the top of the launch function (`BLOCK, num_warps =
 //   calculate_settings(n)`, Liger-Kernel's helper): a line after the unpacking caps or scales it.
-// Every node the edit covers goes into `edited`.
+// A smaller block is refused where the launch checks the sizes it accepts against the variable
+// (`if N > BLOCK_SIZE: raise ...`, an assert). Every node the edit covers goes into `edited`.
 Expected<LaunchBlockValue> edit_launch_block_value(const KernelContext& ctx, const launch_util::LaunchSite& site,
                                                    const BlockChange& c, std::vector<TextEdit>& edits,
                                                    std::set<const PyNode*>& edited);
