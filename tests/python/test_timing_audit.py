@@ -63,9 +63,10 @@ def test_outputs_cached_by_input_address_are_caught():
     cache = {}
 
     def cached(x):
+        # The cache keeps its inputs alive, so no later tensor can reuse a cached address.
         if x.data_ptr() not in cache:
-            cache[x.data_ptr()] = 2 * x
-        return cache[x.data_ptr()]
+            cache[x.data_ptr()] = (x, 2 * x)
+        return cache[x.data_ptr()][1]
 
     # Fresh tensors at every verification draw: the cache never hits there.
     assert verify.check_correctness(Task(make_inputs=make_inputs, reference=reference, launch=cached),
