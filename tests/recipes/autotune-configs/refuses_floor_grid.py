@@ -1,6 +1,7 @@
 """autotune-configs refuses: an unmasked add (grid n // 64): configs with other block sizes would
 read past the data for shapes they do not divide, and the grid is not the triton.cdiv form
 the recipe rewrites into a lambda over meta["BLOCK"], so it declines."""
+# DECLINES: is indexed by BLOCK without a mask: other block sizes would read past
 import torch
 import triton
 import triton.language as tl

@@ -2,6 +2,7 @@
 captured launch (l2-int-div-mod-index proposes the recipe), but the kernel asks the JIT not to
 specialize them: making them tl.constexpr would compile a kernel per value, which the author ruled
 out, so the recipe declines."""
+# DECLINES: no divisor can become a tl.constexpr
 import torch
 import triton
 import triton.language as tl

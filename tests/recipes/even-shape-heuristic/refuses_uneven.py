@@ -1,6 +1,7 @@
 """even-shape-heuristic refuses: the streaming add of applies.py over 1,000,003 elements; the last
 block is partial, so the task's launch is not even and an EVEN flag would always be False (the
 L2 predication findings still propose the recipe; it declines)."""
+# DECLINES: the task's launch is not even
 import torch
 import triton
 import triton.language as tl

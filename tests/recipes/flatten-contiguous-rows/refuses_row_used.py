@@ -1,5 +1,6 @@
 """flatten-contiguous-rows refuses: the row index is not only an address term (it scales each
 row by a per-row factor), so a flat launch would give every element row 0's factor."""
+# DECLINES: an access without a pointer and a mask
 import torch
 import triton
 import triton.language as tl

@@ -1,6 +1,7 @@
 """group-program-order refuses: the grid launches one spare program past the 32 x 32 tiles (masked
 out by the row bound), and the grouped mapping is a bijection only on exactly num_pid_m x
 num_pid_n programs."""
+# DECLINES: is not a whole number of rows of
 import torch
 import triton
 import triton.language as tl

@@ -1,6 +1,7 @@
 """grow-block refuses on an autotuned kernel: the config sets BLOCK=32, but the store is indexed by
 the block without a mask (the wrapper pads the output to a multiple of 32). A config with a larger
 block would write past the padded buffer, so no config is added."""
+# DECLINES: is indexed by BLOCK without a mask: a larger block would read past
 import torch
 import triton
 import triton.language as tl

@@ -1,6 +1,7 @@
 """grow-block refuses: an unmasked add whose grid is n // 64 (64,000 elements, exactly 1000
 blocks); 1000 blocks of 64 are not a whole number of 1024-element blocks and the kernel has no
 mask, so a larger block would either drop the tail (n // 1024) or read past the data."""
+# DECLINES: are not a whole number of blocks of
 import torch
 import triton
 import triton.language as tl

@@ -1,5 +1,6 @@
 """grow-block refuses: the module-level block constant is also read by another function (the
 partial-sum count of the reference), so changing it would change more than the launch."""
+# DECLINES: is a module constant that functions other than the launch read too
 import torch
 import triton
 import triton.language as tl

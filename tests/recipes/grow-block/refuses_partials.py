@@ -1,6 +1,7 @@
 """grow-block refuses: a two-stage sum whose launch sizes its buffer of partial sums with the
 same literal 64 as the block (triton.cdiv(n, 64) partials); that literal is tied to BLOCK in a
 way the recipe cannot see through, so it declines rather than leave the buffer inconsistent."""
+# DECLINES: it may depend on BLOCK; not retuned
 import torch
 import triton
 import triton.language as tl

@@ -1,6 +1,7 @@
 """grow-block refuses: a blocked scan whose third kernel adds each block's offset over the
 same 64-element blocks: its grid (n_blocks,) and its BLOCK=64 tile the data exactly as the
 first kernel's do, so the first kernel's block cannot change alone."""
+# DECLINES: it may depend on BLOCK; not retuned
 import torch
 import triton
 import triton.language as tl

@@ -1,5 +1,6 @@
 """grow-tile refuses: the tile sizes reach the launch call through **config, so there is no
 argument to change; the recipe declines."""
+# DECLINES: the launch call does not pass BLOCK_M
 import torch
 import triton
 import triton.language as tl

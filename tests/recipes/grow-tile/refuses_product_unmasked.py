@@ -2,6 +2,7 @@
 but its accesses are unmasked. Inside a product the recipe cannot tell whether the new block
 counts are exact (each factor's share of the captured grid is unknown), so a 32x32 tile could
 read and write past the matrix; the recipe declines."""
+# DECLINES: the kernel has unmasked accesses: the last block
 import torch
 import triton
 import triton.language as tl

@@ -1,5 +1,6 @@
 """hoist-load refuses: the per-chunk scale is indexed by the chunk number, so the load is not
 loop-invariant and must stay in the loop."""
+# DECLINES: the load reads k, which the loop assigns
 import torch
 import triton
 import triton.language as tl

@@ -1,6 +1,7 @@
 """k-major-operand refuses: the same tf32 matmul, but the kernel assumes B is row-major (its row
 stride is N, its column stride 1) instead of taking b's strides, so a K-major copy of b would be
 read as if it were row-major."""
+# DECLINES: the launch passes 0 stride(s) of `b`: the kernel assumes a layout
 import torch
 import triton
 import triton.language as tl

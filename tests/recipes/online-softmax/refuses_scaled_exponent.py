@@ -1,5 +1,6 @@
 """online-softmax refuses: the sum pass scales its exponent (a temperature), `tl.exp((x - m) *
 scale)`, which is not the `tl.exp(x - m)` the running rescale is written for."""
+# DECLINES: no max pass followed by a sum-of-exponentials pass over the same
 import torch
 import triton
 import triton.language as tl

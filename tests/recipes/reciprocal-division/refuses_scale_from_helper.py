@@ -1,6 +1,7 @@
 """reciprocal-division refuses: the divisor comes from a @triton.jit helper, whose result's shape the
 source does not show, so the recipe cannot tell that one reciprocal serves many quotients (the
 compiled divisor is a splat and l2-narrow-pipe-bound proposes the recipe; the recipe declines)."""
+# DECLINES: the shapes of scale and of the quotient are not known from the source
 import torch
 import triton
 import triton.language as tl

@@ -3,6 +3,7 @@ masked tl.load without other=, so its masked lanes hold 0 (as Triton fills them)
 l0-reduction-in-loop reports the per-iteration tl.max and proposes the recipe; the recipe
 declines rather than carry those lanes into a block accumulator (l0-load-without-other-in-reduction
 proposes the fix, other=-float("inf"))."""
+# DECLINES: not the identity of tl.max (-inf)
 import torch
 import triton
 import triton.language as tl

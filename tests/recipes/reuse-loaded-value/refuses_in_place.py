@@ -1,5 +1,6 @@
 """reuse-loaded-value refuses: the launch passes the same tensor as input and first output (an
 in-place update), so the store between the loads really may change the data."""
+# DECLINES: the store may write the loaded tensor
 import torch
 import triton
 import triton.language as tl

@@ -1,5 +1,6 @@
 """round-by-truncation refuses: the rounded values are also summed as floats per block, so they must stay
 integral floats (truncation in the int8 conversion would not give them); the recipe declines."""
+# DECLINES: other than as `.to(<integer type>)`: the value must stay an integral
 import torch
 import triton
 import triton.language as tl

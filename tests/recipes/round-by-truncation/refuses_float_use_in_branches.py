@@ -2,6 +2,7 @@
 `if EVEN_N_ELEMENTS:` / `else:`. The float use (tl.sum) after the branches reads whichever branch ran,
 so the `then` branch's rounding must stay integral too, though the later `else` assignment is the
 one a source-order lookup finds."""
+# DECLINES: other than as `.to(<integer type>)`: the value must stay an integral
 import torch
 import triton
 import triton.language as tl

@@ -1,4 +1,5 @@
 """rows-per-program refuses: an interleaved (stride-2) row per program; 32 such rows per program ran 3x slower on the H200."""
+# DECLINES: the row is not contiguous along its tl.arange (a strided row stays
 import torch
 import triton
 import triton.language as tl

@@ -1,5 +1,6 @@
 """set-num-warps refuses: the kernel is launched from two call sites (one per half of the rows);
 which one the capture diagnosed is unknown, so the recipe declines to edit either."""
+# DECLINES: which one the capture used is unknown
 import torch
 import triton
 import triton.language as tl

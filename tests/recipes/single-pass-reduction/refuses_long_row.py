@@ -1,5 +1,6 @@
 """single-pass-reduction refuses: a 200000-column row needs a 262144-wide block, far past what the
 registers of 4 warps hold; only an online (chunked) reduction could fuse these passes."""
+# DECLINES: this needs an online (chunked) reduction
 import torch
 import triton
 import triton.language as tl

@@ -1,5 +1,6 @@
 """single-pass-reduction refuses: the first pass already stores (a running max written out per
 chunk), so fusing would move that store before the later passes' reads of the row."""
+# DECLINES: stores before a later pass reads the row
 import torch
 import triton
 import triton.language as tl

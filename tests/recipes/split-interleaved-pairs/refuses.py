@@ -1,5 +1,6 @@
 """split-interleaved-pairs refuses: a real vector widened to interleaved complex numbers, the
 imaginary parts stored as the constant 0.0; a scalar is no row for tl.join."""
+# DECLINES: the stored value is not a row of the pair's BLOCK elements
 import torch
 import triton
 import triton.language as tl

@@ -1,5 +1,6 @@
 """split-reduction refuses: a column mean that adds 1.0 to the result; the constant would be
 added once per split, so a sum of partial results differs from the kernel's value."""
+# DECLINES: the stored value is not linear in the accumulators (a sum of partial
 import torch
 import triton
 import triton.language as tl

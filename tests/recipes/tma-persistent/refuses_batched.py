@@ -1,5 +1,6 @@
 """tma-persistent refuses: a batched matmul whose batch is tl.program_id(1). One loop over a 1-D
 tile count would not cover the second grid axis, and the descriptors' base moves with the batch."""
+# DECLINES: the kernel must read tl.program_id(0) once and not tl.num_programs
 import torch
 import triton
 import triton.language as tl

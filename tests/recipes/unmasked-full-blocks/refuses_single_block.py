@@ -1,5 +1,6 @@
 """unmasked-full-blocks refuses: n = 1000 elements in one block of 1024, so no block is full and an
 unmasked copy would never run (the accesses are still scalar: l3-vectorization-lost)."""
+# DECLINES: covers a single block: no block is full
 import torch
 import triton
 import triton.language as tl

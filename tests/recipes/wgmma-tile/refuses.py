@@ -2,6 +2,7 @@
 mma.sync (the bridge compiles the first config). The configs, not the launch call, decide the
 tile and num_warps: the recipe declines ("autotuned kernel") rather than edit a launch that does
 not pass them."""
+# DECLINES: its configs decide the tile and num_warps
 import torch
 import triton
 import triton.language as tl

@@ -3,6 +3,7 @@ the whole batch of ROWS = 16 rows: no program id steps by ROWS (the grid splits 
 loads of x are unmasked. M = 16 keeps the dot on mma.sync, but a larger ROWS would read rows past
 the data, so the recipe declines ("no program id steps by it and unmasked accesses index with
 it") instead of padding the batch."""
+# DECLINES: ROWS sizes the dot's M but no program id steps by it and unmasked
 import torch
 import triton
 import triton.language as tl
