@@ -164,8 +164,9 @@ void RegisterSpillsRule::check(const KernelContext& ctx, FindingSink& sink) cons
   auto streaming = largest_streaming_block(ctx);
   if (streaming) {
     const long long block = kStreamingElementsPerThread * 32 * std::max(ir.num_warps(), 1);
-    f.evidence.push_back(ir.source(streaming->line, fmt::format("a loop steps by {} = {}: {} elements per thread in each step's tile",
-                                                     streaming->name, streaming->value, streaming->per_thread)));
+    f.evidence.push_back(ir.source(streaming->line,
+                                   fmt::format("a loop steps by {} = {}: {} elements per thread in each step's tile",
+                                               streaming->name, streaming->value, streaming->per_thread)));
     f.cause += fmt::format("; the loop stepping by {} = {} holds {} elements of each loaded tile per thread",
                            streaming->name, streaming->value, streaming->per_thread);
     f.proposals.push_back({"resize-block",

@@ -66,8 +66,8 @@ std::string_view BlockSizeRecipe::description() const {
     case BlockKind::Grow:
       return "Raises a 1-D block size: the constexpr the finding's tl.arange is sized by gets the proposed "
              "value at the launch call (the literal argument, the launch-local variable it is assigned "
-             "from, or the launch's computation of it scaled by the same factor), and the grid follows: triton.cdiv(n, OLD) and n // OLD become triton.cdiv(n, NEW) and "
-             "n // NEW on the grid dimension whose tl.program_id the kernel multiplies by the block, a "
+             "from, or the launch's computation of it scaled by the same factor), and the grid follows: "
+             "triton.cdiv(n, OLD) and n // OLD become triton.cdiv(n, NEW) and n // NEW on the grid dimension whose tl.program_id the kernel multiplies by the block, a "
              "literal grid is recomputed, and a grid written with the same variable or meta['BLOCK'] "
              "already follows. Proposed by l0-tiny-block, and by l1-bound-class, l1-hot-line-stall, "
              "l1-occupancy-limiter and l1-shared-bank-conflicts for a kernel with a single block constexpr. "
@@ -82,9 +82,10 @@ std::string_view BlockSizeRecipe::description() const {
       return "Sizes a block from the extent it covers (a smaller block when most lanes are masked): the "
              "block constexpr gets the proposed value at the launch call and the grid follows, exactly as in "
              "grow-block. When no grid dimension counts blocks of it (one block per row, or a loop over the "
-             "row), a smaller block is accepted only if it still covers the extent or steps a loop; a block the launch "
-             "computes is capped (`min(NEW, ...)`) where a loop or the grid steps by it. Proposed by "
-             "l0-masked-lanes, and by l2-register-spills for a loop stepping by a block too large for registers.";
+             "row), a smaller block is accepted only if it still covers the extent or steps a loop; a block "
+             "the launch computes is capped (`min(NEW, ...)`) where a loop or the grid steps by it, unless "
+             "the launch checks its input's sizes against it. Proposed by l0-masked-lanes, and by "
+             "l2-register-spills for a loop stepping by a block too large for registers.";
     case BlockKind::Tile:
       return "Grows a 2-D tile: the constexprs sizing the rows and the columns (named by the proposal's "
              "\"constexprs\": [rows, columns], or else those of the finding's access: x[:, None] and x[None, :] "

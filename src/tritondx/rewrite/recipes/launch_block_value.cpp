@@ -105,7 +105,7 @@ Expected<LaunchBlockValue> edit_launch_block_value(const KernelContext& ctx, con
           unpack->end_line + 1, fmt::format("{}{} = {}\n", indentation_of(ctx.task->source, unpack->line),
                                             out.launch_var, capped_or_scaled(c, out.launch_var, true))));
       return out;
-    } else if (ctx.ast && launch_util::single_assignment(ctx.ast->root(), out.launch_var)) {
+    } else if (!def && ctx.ast && launch_util::single_assignment(ctx.ast->root(), out.launch_var)) {
       return fail(Stage::Rewrite,
                   fmt::format("{} is a module constant that functions other than the launch read too: changing it "
                               "would change more than the launch",
