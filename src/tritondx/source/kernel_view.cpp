@@ -82,11 +82,19 @@ std::string KernelView::fresh_name(const std::string& base) const {
   return n;
 }
 
-std::string KernelView::range_key(const PyNode& iter) const {
+std::vector<const PyNode*> KernelView::range_arguments(const PyNode& iter) {
   std::string fn = iter.type == "Call" ? normalize_triton_name(call_name(iter)) : "";
-  if (fn != "range" && fn != "tl.range") return squash_blanks(text(iter));
+  if (fn != "range" && fn != "tl.range") return {};
+  std::vector<const PyNode*> out;
+  for (int i = 0; argument(iter, i); ++i) out.push_back(argument(iter, i));
+  return out;
+}
+
+std::string KernelView::range_key(const PyNode& iter) const {
+  auto args = range_arguments(iter);
+  if (args.empty()) return squash_blanks(text(iter));
   std::string key = "range(";
-  for (int i = 0; argument(iter, i); ++i) key += (i ? "," : "") + squash_blanks(text(*argument(iter, i)));
+  for (size_t i = 0; i < args.size(); ++i) key += (i ? "," : "") + squash_blanks(text(*args[i]));
   return key + ")";
 }
 

@@ -54,6 +54,9 @@ class KernelView {
   const PyNode& function() const { return *ctx_->function; }
   const LaunchInfo& launch() const { return *ctx_->launch; }
   std::string text(const PyNode& node) const;  // the node's source text
+  // The positional arguments of a `range(...)`/`tl.range(...)` iter (keywords left out); empty
+  // for any other iter.
+  static std::vector<const PyNode*> range_arguments(const PyNode& iter);
   // What a `for` loop's iter runs over, as text: `range`/`tl.range`'s positional arguments
   // (keywords such as num_stages= do not change the iterations), else the iter's text.
   std::string range_key(const PyNode& iter) const;

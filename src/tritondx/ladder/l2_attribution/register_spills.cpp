@@ -54,8 +54,8 @@ std::optional<StreamingBlock> largest_streaming_block(const KernelContext& ctx) 
   std::optional<StreamingBlock> best;
   PyModule::walk(*ctx.function, [&](const PyNode& n) {
     const PyNode* iter = n.type == "For" ? n.child("iter") : nullptr;
-    std::string fn = iter && iter->type == "Call" ? normalize_triton_name(call_name(*iter)) : "";
-    const PyNode* step = fn == "range" || fn == "tl.range" ? argument(*iter, 2) : nullptr;
+    auto args = iter ? l0::KernelView::range_arguments(*iter) : std::vector<const PyNode*>{};
+    const PyNode* step = args.size() >= 3 ? args[2] : nullptr;
     if (!step || step->type != "Name") return;
     const KernelParam* param = view.param_info(step->str_field("id"));
     auto value = ctx.launch->int_arg(step->str_field("id"));

@@ -111,13 +111,11 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
   loop0 = passes.front().loop;
 
   // 2. The range: `for start in range(0, n, BLOCK)` with n a parameter and BLOCK a constexpr.
-  const PyNode* iter = loop0->child("iter");
-  std::string range_fn = iter->type == "Call" ? normalize_triton_name(call_name(*iter)) : "";
-  if ((range_fn != "range" && range_fn != "tl.range") || !argument(*iter, 2) || argument(*iter, 3))
-    return refuse("the passes do not loop over range(0, n, BLOCK)");
-  const PyNode* start = argument(*iter, 0);
-  const PyNode* bound = argument(*iter, 1);
-  const PyNode* step = argument(*iter, 2);
+  auto range_args = KernelView::range_arguments(*loop0->child("iter"));
+  if (range_args.size() != 3) return refuse("the passes do not loop over range(0, n, BLOCK)");
+  const PyNode* start = range_args[0];
+  const PyNode* bound = range_args[1];
+  const PyNode* step = range_args[2];
   if (!int_constant(*start) || *int_constant(*start) != 0) return refuse("the passes do not start at 0");
   if (bound->type != "Name" || !view.is_param(bound->str_field("id")) || view.definition(*bound))
     return refuse("the loop bound is not a kernel parameter");
