@@ -64,6 +64,15 @@ TEST(BenchE2E, ABadShardIsRefusedWithItsReason) {
   EXPECT_NE(r.err.find("--shard 5/4"), std::string::npos) << r.err;
 }
 
+// `--gpus 0,0` takes one comma list: the entry names after it still select entries.
+TEST(BenchE2E, GpusTakesOneListAndLeavesTheEntriesAfterIt) {
+  auto r = run({TRITONDX_BINARY, "bench", "--list", "--gpus", "0,0", "gelu_tanh", "silu_mul"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("attention/"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("elementwise/gelu_tanh"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("elementwise/silu_mul"), std::string::npos) << r.out;
+}
+
 // Two workers on one GPU (here: none) share the queue and one store; every entry runs once.
 TEST(BenchE2E, TwoWorkersShareOneQueueAndOneStore) {
   fs::path out = fresh_dir("workers");

@@ -83,5 +83,14 @@ TEST(OptimizeMany, TheSameTaskTwiceIsRefused) {
   EXPECT_NE(r.err.find("give each task once"), std::string::npos) << r.err;
 }
 
+// `--gpus 0,0` takes one comma list: the task files after it are still the tasks (refused
+// here for naming one task twice, before anything runs).
+TEST(OptimizeMany, GpusTakesOneListAndLeavesTheTasksAfterIt) {
+  std::string task = std::string(TRITONDX_SOURCE_DIR) + "/examples/vector_add.py";
+  auto r = run({TRITONDX_BINARY, "optimize", "--gpus", "0,0", task, task, "--gpu", "off"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("give each task once"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace tdx

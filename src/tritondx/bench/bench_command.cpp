@@ -59,7 +59,8 @@ Runner add_bench_command(CLI::App& app) {
                 "(initial, tritondx, autotune-only) and add them to their results");
   cmd->add_option("--workers", *workers, "Worker processes, one per GPU, sharing a queue")->check(CLI::Range(1, 64));
   cmd->add_option("--gpus", *gpus, "The GPUs the workers are pinned to (CUDA_VISIBLE_DEVICES), default 0..workers-1")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);  // one comma list: the names after it stay positional
   cmd->add_option("--merge", *merge, "Merge these results folders (shards run elsewhere) into --out, then summarize");
   cmd->add_flag("--allow-mixed-cards", o.allow_mixed_cards,
                 "With --merge: also take entries measured on a GPU other than the one the results in --out were "

@@ -29,7 +29,8 @@ Runner add_optimize_command(CLI::App& app) {
   cmd->add_option("--workers", *workers, "Tasks optimized at once, one process per GPU (several tasks)")
       ->check(CLI::Range(1, 64));
   cmd->add_option("--gpus", *gpus, "The GPUs the workers are pinned to (CUDA_VISIBLE_DEVICES), default 0..workers-1")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);  // one comma list: the names after it stay positional
   cmd->add_option("--out", o->out_dir, "Output folder (default: <task dir>/<task stem>.tritondx/)");
   cmd->add_option("--store", o->store_path, "SQLite store (default: <out>/store.sqlite)");
   cmd->add_flag("--resume", o->resume, "Continue the latest unfinished run of this task in the store");
