@@ -19,50 +19,14 @@ std::optional<LoopReductionKind> reduction_kind(const PyNode& node) {
   return std::nullopt;
 }
 
-bool is_name(const PyNode* node, std::string_view id) {
-  return node && node->type == "Name" && node->str_field("id") == id;
-}
-
-// The shape of the update statement, before any check of the loop around it.
-struct UpdateForm {
-  std::string acc;
-  const PyNode* reduction = nullptr;
-  const PyNode* combine_read = nullptr;
-  LoopReductionKind kind = LoopReductionKind::Sum;
-};
-
-std::optional<UpdateForm> update_form(const PyNode& stmt) {
-  if (stmt.type == "AugAssign") {  // acc += tl.sum(x, ...)
-    const PyNode* target = stmt.child("target");
-    const PyNode* value = stmt.child("value");
-    if (stmt.fields.value("op", "") != "Add" || !target || target->type != "Name" || !value) return std::nullopt;
-    if (reduction_kind(*value) != LoopReductionKind::Sum) return std::nullopt;
-    return UpdateForm{target->str_field("id"), value, nullptr, LoopReductionKind::Sum};
-  }
-  if (stmt.type != "Assign") return std::nullopt;
-  auto targets = stmt.children_in("targets");
-  const PyNode* value = stmt.child("value");
-  if (targets.size() != 1 || targets[0]->type != "Name" || !value) return std::nullopt;
-  const std::string acc = targets[0]->str_field("id");
-  if (value->type == "BinOp" && value->fields.value("op", "") == "Add") {  // acc = acc + tl.sum(x) (either order)
-    const PyNode* l = value->child("left");
-    const PyNode* r = value->child("right");
-    if (is_name(l, acc) && r && reduction_kind(*r) == LoopReductionKind::Sum)
-      return UpdateForm{acc, r, l, LoopReductionKind::Sum};
-    if (is_name(r, acc) && l && reduction_kind(*l) == LoopReductionKind::Sum)
-      return UpdateForm{acc, l, r, LoopReductionKind::Sum};
+// An accumulator update (accumulator_update.h) whose R is a reduction of its own kind:
+// `acc += tl.sum(x)`, `m = tl.maximum(m, tl.max(x))`, with a plain two-argument combine.
+std::optional<AccumulatorUpdate> reducing_update(const PyNode& stmt) {
+  auto u = accumulator_update(stmt);
+  if (!u || reduction_kind(*u->value) != u->kind) return std::nullopt;
+  if (u->combine && (u->combine->children_in("args").size() != 2 || !u->combine->children_in("keywords").empty()))
     return std::nullopt;
-  }
-  if (value->type != "Call") return std::nullopt;  // m = tl.maximum(m, tl.max(x)) (either order)
-  std::string combine = normalize_triton_name(call_name(*value));
-  std::optional<LoopReductionKind> want;
-  if (combine == "tl.maximum") want = LoopReductionKind::Max;
-  if (combine == "tl.minimum") want = LoopReductionKind::Min;
-  auto args = value->children_in("args");
-  if (!want || args.size() != 2 || !value->children_in("keywords").empty()) return std::nullopt;
-  for (int i = 0; i < 2; ++i)
-    if (is_name(args[i], acc) && reduction_kind(*args[1 - i]) == want) return UpdateForm{acc, args[1 - i], args[i], *want};
-  return std::nullopt;
+  return u;
 }
 
 // The first break/continue leaving `loop` itself, or return inside it (nullptr if none).
@@ -101,23 +65,14 @@ void find_blocker(const KernelView& view, LoopReduction& r) {
 
 }  // namespace
 
-std::string_view loop_reduction_name(LoopReductionKind kind) {
-  switch (kind) {
-    case LoopReductionKind::Sum: return "sum";
-    case LoopReductionKind::Max: return "max";
-    case LoopReductionKind::Min: return "min";
-  }
-  return "sum";
-}
-
 std::vector<LoopReduction> loop_reductions(const KernelView& view) {
   std::vector<LoopReduction> out;
   PyModule::walk(view.function(), [&](const PyNode& loop) {
     if (loop.type != "For" && loop.type != "While") return;
     for (const PyNode* stmt : loop.children_in("body")) {
-      auto form = update_form(*stmt);
+      auto form = reducing_update(*stmt);
       if (!form) continue;
-      const PyNode* reduction = form->reduction;
+      const PyNode* reduction = form->value;
       // tl.max(x, axis, return_indices) / a combine function: not a plain value reduction.
       if (form->kind != LoopReductionKind::Sum && (argument(*reduction, 2) || keyword(*reduction, "return_indices")))
         continue;

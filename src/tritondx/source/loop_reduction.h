@@ -9,14 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "tritondx/source/accumulator_update.h"
 #include "tritondx/source/kernel_view.h"
 
 namespace tdx::l0 {
-
-enum class LoopReductionKind { Sum, Max, Min };
-
-// "sum", "max", "min".
-std::string_view loop_reduction_name(LoopReductionKind kind);
 
 struct LoopReduction {
   const PyNode* loop = nullptr;          // the For/While whose body holds the update directly

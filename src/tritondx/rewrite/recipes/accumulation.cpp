@@ -3,35 +3,14 @@
 #include <algorithm>
 
 #include "tritondx/rewrite/recipes/recipe_util.h"
+#include "tritondx/source/accumulator_update.h"
 
 namespace tdx::accumulation {
 
 std::optional<Accumulation> of(const PyNode& stmt) {
-  Accumulation a{&stmt, {}, {}, nullptr};
-  if (stmt.type == "AugAssign" && stmt.fields.value("op", "") == "Add") {
-    const PyNode* t = stmt.child("target");
-    if (!t || t->type != "Name") return std::nullopt;
-    a.acc = t->str_field("id"), a.kind = "sum", a.value = stmt.child("value");
-  } else if (stmt.type == "Assign") {
-    auto targets = stmt.children_in("targets");
-    const PyNode* v = stmt.child("value");
-    if (targets.size() != 1 || targets[0]->type != "Name" || !v) return std::nullopt;
-    a.acc = targets[0]->str_field("id");
-    auto is_acc = [&](const PyNode* n) { return n && n->type == "Name" && n->str_field("id") == a.acc; };
-    if (v->type == "BinOp" && v->fields.value("op", "") == "Add") {
-      a.kind = "sum";
-      if (is_acc(v->child("left"))) a.value = v->child("right");
-      else if (is_acc(v->child("right"))) a.value = v->child("left");
-    } else if (v->type == "Call") {
-      std::string name = normalize_triton_name(call_name(*v));
-      if (name != "tl.maximum" && name != "tl.minimum") return std::nullopt;
-      a.kind = name == "tl.maximum" ? "max" : "min";
-      if (is_acc(argument(*v, 0))) a.value = argument(*v, 1);
-      else if (is_acc(argument(*v, 1))) a.value = argument(*v, 0);
-    }
-  }
-  if (!a.value || PyModule::names_read(*a.value).contains(a.acc)) return std::nullopt;
-  return a;
+  auto u = l0::accumulator_update(stmt);
+  if (!u || PyModule::names_read(*u->value).contains(u->acc)) return std::nullopt;
+  return Accumulation{&stmt, u->acc, std::string(l0::loop_reduction_name(u->kind)), u->value};
 }
 
 bool is_block(const PyNode& init) {

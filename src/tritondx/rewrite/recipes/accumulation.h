@@ -1,5 +1,6 @@
 // An accumulator statement of a loop (`acc += R`, `acc = acc + R`, `acc = tl.maximum(acc, R)`,
-// `acc = tl.minimum(acc, R)`) and whether its initialization is the identity of its reduction.
+// `acc = tl.minimum(acc, R)`; parsed by source/accumulator_update.h) whose R does not read acc,
+// and whether its initialization is the identity of its reduction.
 #pragma once
 
 #include <optional>

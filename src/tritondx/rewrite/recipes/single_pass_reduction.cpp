@@ -103,7 +103,10 @@ Expected<std::vector<TextEdit>> SinglePassReductionRecipe::edits(const RecipeInp
     bool reads = false;
     for (const PyNode* l : PyModule::calls(*stmt, {"tl.load", "triton.language.load"}))
       reads |= view.root_pointer(*KernelView::pointer_arg(*l)) == pointer;
-    if (reads) passes.push_back({stmt, {}, nullptr, nullptr, {}});
+    if (!reads) continue;
+    Pass pass;
+    pass.loop = stmt;
+    passes.push_back(std::move(pass));
   }
   // The finding may point at a later pass (the rule saw the earlier ones differently); all are fused.
   if (passes.size() < 2 || std::none_of(passes.begin(), passes.end(), [&](const Pass& p) { return p.loop == loop0; }))
