@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <tuple>
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -382,6 +383,42 @@ TEST(BenchE2E, WhatWasMeasuredOnAnotherCardIsMeasuredAgain) {
       << on_h200.out;
   EXPECT_EQ(on_h200.out.find("kept from an earlier run"), std::string::npos) << on_h200.out;
   EXPECT_EQ(nlohmann::json::parse(read(dir / "entry.json"))["card"], "NVIDIA H200");
+}
+
+// The search's launch tuning ran the grid on the task as given (no rewrite beat it): that grid
+// is the autotune-only peer, not run a second time; a grid tuned on a rewrite is not.
+TEST(BenchE2E, AGridTheSearchRanOnTheInitialKernelIsTheAutotuneOnlyPeer) {
+  for (bool rewrite_wins : {false, true}) {
+    fs::path out = fresh_dir(rewrite_wins ? "grid_on_a_rewrite" : "grid_reused");
+    fs::path log = out / "requests.jsonl";
+    fs::create_directories(out);
+    auto env = stand_in_gpu({{"STAND_IN_REQUEST_LOG", log.string()}});
+    // even-shape-heuristic's candidate (an EVEN_* heuristic) is made the faster kernel.
+    if (rewrite_wins) env["STAND_IN_FACTORS"] = R"([["EVEN", 0.5]])";
+    auto r = run({TRITONDX_BINARY, "bench", "silu_mul", "--gpu", "on", "--max-candidates", rewrite_wins ? "2" : "0",
+                  "--no-torch", "--rounds", "0", "--out", out.string()},
+                 env);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    fs::path dir = out / "entries" / "elementwise__silu_mul";
+    auto entry = nlohmann::json::parse(read(dir / "entry.json"));
+    int autotune_sweeps = 0;  // the bench's own grid writes its variants under autotune/
+    std::istringstream lines(read(log));
+    for (std::string line; std::getline(lines, line);)
+      if (auto j = nlohmann::json::parse(line); j["verb"] == "sweep")
+        autotune_sweeps += j["request"]["tasks"][0].get<std::string>().find("/autotune/") != std::string::npos;
+    const auto& peer = entry["autotune_only"];
+    ASSERT_TRUE(peer.is_object()) << entry.dump(2);
+    if (!rewrite_wins) {
+      EXPECT_EQ(autotune_sweeps, 0) << read(log);
+      EXPECT_TRUE(peer.value("from_search", false)) << peer.dump(2);
+      EXPECT_NEAR(peer["speedup"].get<double>(), 1 / 0.54, 0.01) << peer.dump(2);
+      EXPECT_NE(read(dir / "autotune_best.py").find("num_warps=8"), std::string::npos);
+    } else {
+      ASSERT_NE(entry["tritondx"].value("best_path", nlohmann::json::array()).size(), 0u) << entry.dump(2);
+      EXPECT_GT(autotune_sweeps, 0) << read(log);
+      EXPECT_FALSE(peer.value("from_search", false)) << peer.dump(2);
+    }
+  }
 }
 
 // After the search and the grid, the initial kernel, tritondx's and autotune-only's winner are

@@ -40,6 +40,19 @@ nlohmann::json timing_json(const nlohmann::json& timing) {
           {"p90_ms", timing.value("p90_ms", 0.0)}, {"reps", timing.value("reps", 0)}};
 }
 
+// The autotune-only peer when the search's launch tuning already ran its grid on the task as
+// given (the same launch_grid, its variants verified against the initial kernel as well): that
+// grid, not run a second time. None when the tuning ran on a rewrite, or not at all.
+std::optional<nlohmann::json> grid_on_the_initial(const OptimizeResult& r) {
+  if (!r.tune.is_object() || !r.tune.value("measured", false) || r.nodes.empty()) return std::nullopt;
+  if (r.tune.value("from_candidate", 0LL) != r.nodes.front().id) return std::nullopt;
+  nlohmann::json grid = r.tune;
+  grid.erase("from_candidate");
+  grid.erase("base_ms");
+  grid["from_search"] = true;
+  return grid;
+}
+
 // The newest unfinished optimize run of this source in the bench store (a run cut short), if any.
 std::optional<RunRecord> unfinished_run(const std::string& store_path, const std::string& sha) {
   if (!fs::exists(store_path)) return std::nullopt;
@@ -188,7 +201,7 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
     }
   if (partial.is_object() && partial.value("task_sha256", "") == sha &&
       partial.value("gpu", false) == want_gpu && partial.contains("tritondx")) {
-    for (const char* key : {"gpu", "card", "initial", "roofline", "tritondx", "optimize_wall_seconds"})
+    for (const char* key : {"gpu", "card", "initial", "roofline", "tritondx", "optimize_wall_seconds", "autotune_only"})
       if (partial.contains(key)) out[key] = partial[key];
     out["tritondx"]["kept_from_a_cut_run"] = true;
   } else {
@@ -222,6 +235,11 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
     if (result->best != 0)
       out["tritondx"]["optimized_kernel"] =
           fs::relative(dir / "optimize" / (fs::path(entry.path).stem().string() + ".optimized.py"), dir).string();
+    if (options.autotune)
+      if (auto grid = grid_on_the_initial(*result)) {
+        out["autotune_only"] = std::move(*grid);
+        if (!result->tune_best_source.empty()) std::ofstream(dir / "autotune_best.py") << result->tune_best_source;
+      }
     out["optimize_wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     start = std::chrono::steady_clock::now();
     std::ofstream(dir / "entry.partial.json") << out.dump(2) << "\n";
@@ -230,7 +248,7 @@ nlohmann::json run_bench_entry(const Bridge& bridge, const BenchEntry& entry, co
 
   // 2: autotune-only, the grid a user would try without tritondx.
   double initial_ms = measured ? out["initial"].value("median_ms", 0.0) : 0;
-  if (options.autotune) {
+  if (options.autotune && !out.contains("autotune_only")) {
     auto a = launch_grid(bridge, entry.path, (dir / "autotune").string(), initial_ms, measured);
     if (a) out["autotune_only"] = launch_grid_to_json(*a, initial_ms);
     else out["autotune_only"] = {{"error", a.error().to_string()}};

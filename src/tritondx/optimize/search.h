@@ -78,6 +78,9 @@ struct OptimizeResult {
   // The same grid on the best kernel's rival (a node off its line within 5% of it), null when it
   // had none; tune_evaluations counts both grids.
   nlohmann::json tune_rival;
+  // The fastest variant's source when `tune` ran on the task as given (nodes.front()), whether
+  // or not it beat it; empty otherwise. The bench takes that grid as its autotune-only peer.
+  std::string tune_best_source;
   int tune_evaluations = 0;
   std::vector<std::string> notes;
   nlohmann::json llm_usage;

@@ -81,6 +81,7 @@ Expected<void> Search::tune_node(size_t index, nlohmann::json& record) {
   if (grid->best) {
     winner = grid->variants[*grid->best];
     winner_source = read_file(winner->path, Stage::Rewrite).value_or("");
+    if (index == 0) r_.tune_best_source = winner_source;
   }
   fs::remove_all(dir);  // the winner's source goes into its candidate below
   if (!winner || winner->median_ms() > b.score.median_ms * (1 - o_.min_gain)) {
