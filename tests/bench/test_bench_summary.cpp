@@ -154,13 +154,19 @@ TEST(BenchSummary, InterleavedRoundsAreSummarizedWithTheirConfirmedWins) {
       with_rounds(measured("a/two", 1.0, 0.98, 1.0, 1.5, 0.8, 10, "L1"), 1.01, false, 1.0, false),
       measured("a/three", 2.0, 1.0, 2.0, 1.5, 0.8, 10, "L1"),  // measured before the rounds existed
   };
+  // a/two's kernel is 3% slower than autotune-only's in the rounds, its interval below 1.
+  entries[1]["interleaved"]["tritondx_over_autotune"]["ci95"] = {0.96, 0.99};
   auto s = summarize_bench(entries, 41);
   EXPECT_EQ(s["interleaved"]["entries"], 2u);
   EXPECT_NEAR(s["interleaved"]["geomean_speedup"].get<double>(), std::sqrt(3.9 * 1.01), 1e-9);
   EXPECT_EQ(s["interleaved"]["confirmed_wins"], 1);
   EXPECT_NEAR(s["interleaved"]["vs_autotune_geomean"].get<double>(), std::sqrt(1.9 * 1.0), 1e-9);
   EXPECT_EQ(s["interleaved"]["confirmed_wins_vs_autotune"], 1);
+  EXPECT_EQ(s["interleaved"]["confirmed_losses_vs_autotune"], 1);
   std::string md = render_bench_markdown(s, entries);
+  EXPECT_NE(md.find("1.38x over 2 entries; a confirmed win on 1; slower (95% interval below 1) on 1 |"),
+            std::string::npos)
+      << md;
   // The search measured 4x and 1.0204x where the rounds measured 3.9x and 1.01x.
   EXPECT_NEAR(s["interleaved"]["search_over_interleaved_geomean"].get<double>(),
               std::sqrt(4.0 / 3.9 * (1.0 / 0.98) / 1.01), 1e-9);

@@ -21,6 +21,8 @@ against (the task's `reference`, and the initial kernel when the request names o
 STAND_IN_WRONG, a JSON list of [regex, where] pairs: a source the regex matches is right at
 make_inputs but wrong at test input 1 (where = "test-input") or at the call audited inside the
 timing loop (where = "audit"), in the bridge's reply format (verify.py, timing_audit.py).
+STAND_IN_COMPARE_FACTORS, the same kind of list, applies in the `compare` verb only: a gain the
+sweep measured that interleaved rounds do not see.
 STAND_IN_AUTOTUNE, a JSON object {kernel: index}, is the config each autotuned kernel's autotuner
 "chose" (the run reply's "autotune").
 STAND_IN_MIN_BYTES sets the bytes the roofline floor is computed from (default 100 MB: a 1 ms
@@ -36,7 +38,7 @@ import sys
 DEVICE = os.environ.get("STAND_IN_DEVICE") or "stand-in GPU (tests/optimize/gpu_stand_in.py)"
 
 
-def fake_ms(source):
+def fake_ms(source, factors_variable="STAND_IN_FACTORS"):
     ms = 1.0
     if re.search(r"num_warps\s*=\s*8\b", source):
         ms *= 0.6
@@ -44,9 +46,10 @@ def fake_ms(source):
         ms *= 0.9
     if "tl.split(" in source:
         ms *= 0.2 if "TILE_ROWS" in source else 1.2
-    for pattern, factor in json.loads(os.environ.get("STAND_IN_FACTORS", "[]")):
-        if re.search(pattern, source):
-            ms *= factor
+    for variable in dict.fromkeys(("STAND_IN_FACTORS", factors_variable)):
+        for pattern, factor in json.loads(os.environ.get(variable, "[]")):
+            if re.search(pattern, source):
+                ms *= factor
     return ms
 
 
@@ -100,7 +103,7 @@ def compare_reply(request):
     tasks = []
     for i, path in enumerate(request.get("tasks", [])):
         with open(path) as f:
-            ms = fake_ms(f.read())
+            ms = fake_ms(f.read(), "STAND_IN_COMPARE_FACTORS")
         tasks.append({"task": path, "round_ms": [ms * (1 + 0.02 * r) * (1 + 0.005 * ((r * 7 + i * 3) % 5 - 2))
                                                  for r in range(rounds)]})
     return {"device": DEVICE, "rounds": rounds, "input_sets": 1, "tasks": tasks}

@@ -404,6 +404,39 @@ TEST(OptimizeE2E, LaunchTuningAlsoTunesARivalWithinFivePercent) {
   EXPECT_NE(read(out / "report.md").find("## Launch tuning of the rival"), std::string::npos);
 }
 
+// The grid's fastest variant beats the kernel by less than --min-gain (1.5%): it is kept when
+// interleaved rounds confirm the gain, and not when the rounds see none (the sweep's own noise).
+// The stand-in's num_warps=8 and num_stages=4 gains are cancelled so that num_stages=2 alone wins.
+TEST(OptimizeE2E, LaunchTuningKeepsAGainUnderMinGainOnlyWhenRoundsConfirmIt) {
+  const std::string factors =
+      R"([["num_warps\\s*=\\s*8\\b", 1.6666667], ["num_stages\\s*=\\s*4\\b", 1.1111111], ["num_stages\\s*=\\s*2\\b", 0.985]])";
+  for (bool real : {true, false}) {
+    fs::path out = fresh_dir(real ? "tune_small_gain_confirmed" : "tune_small_gain_noise");
+    std::map<std::string, std::string> env{{"STAND_IN_FACTORS", factors}};
+    if (!real) env["STAND_IN_COMPARE_FACTORS"] = R"([["num_stages\\s*=\\s*2\\b", 1.0152284]])";
+    auto r = optimize_on_stand_in(out, {"--max-candidates", "0"}, env);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    auto report = nlohmann::json::parse(read(out / "report.json"));
+    nlohmann::json tuned;
+    for (const auto& c : report["candidates"])
+      if (c.value("recipe", "") == "launch-tune") tuned = c;
+    std::string notes = report["notes"].dump(2);
+    if (real) {
+      ASSERT_TRUE(tuned.is_object()) << report.dump(2);
+      EXPECT_EQ(report["best"], tuned["id"]) << report.dump(2);
+      EXPECT_NEAR(report["speedup"].get<double>(), 1 / 0.985, 1e-6);
+      EXPECT_NE(tuned["description"].get<std::string>().find("confirmed in 7 interleaved rounds"), std::string::npos)
+          << tuned.dump(2);
+      EXPECT_NE(notes.find("interleaved rounds"), std::string::npos) << notes;
+      EXPECT_NE(notes.find(": confirmed"), std::string::npos) << notes;
+    } else {
+      EXPECT_TRUE(tuned.is_null()) << tuned.dump(2);
+      EXPECT_EQ(report["best"], report["candidates"][0]["id"]) << report.dump(2);
+      EXPECT_NE(notes.find("not confirmed"), std::string::npos) << notes;
+    }
+  }
+}
+
 // tma-persistent wants the tuned launch (Recipe::after_tuning): after the grid picked 128x128 at 8
 // warps, it is tried on that winner. The stand-in makes its descriptor loads 2x faster; its launch
 // passes num_stages=stages, which the stand-in does not read as 4: 0.6 x 0.5 against 0.6 x 0.9.

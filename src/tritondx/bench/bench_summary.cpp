@@ -161,6 +161,7 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
   std::vector<double> interleaved, interleaved_vs_autotune;
   std::vector<double> search_over_interleaved;  // > 1: the search's own timing favoured its pick
   int interleaved_wins = 0, interleaved_wins_vs_autotune = 0;
+  int interleaved_losses_vs_autotune = 0;  // tritondx slower, its 95% interval below 1
   int above2 = 0, above5 = 0, wins_autotune = 0, compared_autotune = 0, wins_compile = 0, compared_compile = 0;
   int near_compile = 0;  // not faster, but within kTieFraction: a tie at the same bandwidth
   int rejected_at_test_shapes = 0;  // candidates right at make_inputs, wrong at a test input
@@ -210,7 +211,10 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
     }
     if (double x = entry_number(e, {"interleaved", "tritondx_over_autotune", "speedup"}); x > 0) {
       interleaved_vs_autotune.push_back(x);
-      interleaved_wins_vs_autotune += e["interleaved"]["tritondx_over_autotune"].value("confirmed", false) ? 1 : 0;
+      const auto& vs = e["interleaved"]["tritondx_over_autotune"];
+      interleaved_wins_vs_autotune += vs.value("confirmed", false) ? 1 : 0;
+      if (const auto& ci = vs.value("ci95", nlohmann::json()); ci.is_array() && ci.size() == 2 && ci[1].get<double>() < 1)
+        ++interleaved_losses_vs_autotune;
     }
     double best_ms = entry_number(e, {"tritondx", "median_ms"});
     if (double a = entry_number(e, {"autotune_only", "median_ms"}); a > 0 && best_ms > 0) {
@@ -270,7 +274,8 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
                      {"search_over_interleaved_geomean", geomean(search_over_interleaved)},
                      {"vs_autotune_entries", interleaved_vs_autotune.size()},
                      {"vs_autotune_geomean", geomean(interleaved_vs_autotune)},
-                     {"confirmed_wins_vs_autotune", interleaved_wins_vs_autotune}}},
+                     {"confirmed_wins_vs_autotune", interleaved_wins_vs_autotune},
+                     {"confirmed_losses_vs_autotune", interleaved_losses_vs_autotune}}},
                    {"histogram", hist_json},
                    {"failures", failures},
                    {"unmeasured", unmeasured},
@@ -360,9 +365,9 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
                       i["confirmed_wins"].get<int>(),
                       100 * (i.value("search_over_interleaved_geomean", 1.0) - 1));
     md << fmt::format("| interleaved rounds: tritondx over autotune-only (geomean) | {} over {} entries; a confirmed "
-                      "win on {} |\n",
+                      "win on {}; slower (95% interval below 1) on {} |\n",
                       fmt_x(i["vs_autotune_geomean"]), i["vs_autotune_entries"].get<size_t>(),
-                      i["confirmed_wins_vs_autotune"].get<int>());
+                      i["confirmed_wins_vs_autotune"].get<int>(), i.value("confirmed_losses_vs_autotune", 0));
   } else {
     md << "| interleaved rounds (the chosen kernels timed again side by side) | not measured: no entry result has "
           "them yet |\n";

@@ -381,11 +381,19 @@ void Search::record_attempt(long long parent, const RewriteAttempt& a, const std
                            reason});
 }
 
+// A launch-tune candidate whose gain under --min-gain interleaved rounds confirmed
+// (Search::confirm_small_gain): the rounds stand in for the margin.
+static bool confirmed_in_rounds(const SearchNode& n) {
+  const auto& i = n.candidate.params.value("interleaved", nlohmann::json());
+  return i.is_object() && i.value("ci95", nlohmann::json()).is_array() && i["ci95"].size() == 2 &&
+         i["ci95"][0].get<double>() > 1;
+}
+
 size_t Search::best_index() const {
   size_t best = 0;
   for (size_t i = 1; i < r_.nodes.size(); ++i)
     if (r_.nodes[i].status != "rejected" && better(r_.nodes[i].score, r_.nodes[best].score) &&
-        improves(r_.nodes[i].score, r_.nodes[0].score, o_.min_gain))
+        (improves(r_.nodes[i].score, r_.nodes[0].score, o_.min_gain) || confirmed_in_rounds(r_.nodes[i])))
       best = i;
   return best;
 }

@@ -17,6 +17,7 @@
 #include "tritondx/ladder/rule.h"
 #include "tritondx/optimize/evaluate.h"
 #include "tritondx/optimize/evaluation_costs.h"
+#include "tritondx/optimize/launch_grid.h"
 #include "tritondx/optimize/search.h"
 #include "tritondx/rewrite/llm/llm_rewriter.h"
 #include "tritondx/rewrite/recipe.h"
@@ -65,6 +66,9 @@ class Search {
   std::optional<size_t> tuning_rival(size_t best) const;
   Expected<void> tune_launch();
   Expected<void> tune_node(size_t index, nlohmann::json& record);
+  // Interleaved rounds of the grid's fastest variant against `base` (a gain under --min-gain):
+  // the speedup's JSON when they confirm it, none otherwise.
+  std::optional<nlohmann::json> confirm_small_gain(const SearchNode& base, const GridVariant& winner);
   Expected<void> rewrite_after_tuning();
   // Stores `candidate` as a child of node `parent` and evaluates it, measured; nothing when its
   // source is already in the run.
