@@ -72,6 +72,14 @@ TEST(BenchE2E, GpusTakesOneListAndLeavesTheEntriesAfterIt) {
   EXPECT_EQ(r.out.find("attention/"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("elementwise/gelu_tanh"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("elementwise/silu_mul"), std::string::npos) << r.out;
+  // An item CUDA_VISIBLE_DEVICES would not take is refused before any worker starts.
+  fs::path out = fresh_dir("bad_gpus");
+  auto bad = run({TRITONDX_BINARY, "bench", "gelu_tanh", "--gpu", "off", "--gpus", "0,1x", "--out", out.string()});
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("--gpus 1x: not a GPU index"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(out / "entries")) << bad.out;
+  auto uuids = run({TRITONDX_BINARY, "bench", "--list", "--gpus", "GPU-8f2a,MIG-1c3d", "gelu_tanh"});
+  EXPECT_EQ(uuids.exit_code, 0) << uuids.out << uuids.err;
 }
 
 // Two workers on one GPU (here: none) share the queue and one store; every entry runs once.

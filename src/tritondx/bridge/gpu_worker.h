@@ -13,7 +13,8 @@
 namespace tdx {
 
 // One GPU per worker: `gpus` as given (`--gpus 0,0` puts two workers on GPU 0), else
-// 0..workers-1; an error when both are given and their counts disagree.
+// 0..workers-1; an error when both are given and their counts disagree, or when an item is not
+// what CUDA_VISIBLE_DEVICES takes (an index, a GPU-/MIG- UUID).
 Expected<std::vector<std::string>> worker_gpus(int workers, const std::vector<std::string>& gpus);
 
 // CUDA_VISIBLE_DEVICES=gpu and the lock `<lock_dir>/gpu<gpu>.lock` that every worker on that GPU
