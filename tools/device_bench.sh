@@ -21,6 +21,9 @@ python3 bench/ceilings.py --fill-target --out "$out/ceilings.json" > /dev/null 2
 results=${TDX_BENCH_OUT:-bench/results}
 mkdir -p "$results"
 timeout "${TDX_BENCH_SECONDS:-420}" ./build-dev/tritondx bench --gpu on --out "$results" "$@" > "$out/bench.log" 2>&1
-echo "bench exit $? (124: cut by TDX_BENCH_SECONDS; finished entries are kept)"
+status=$?
+echo "bench exit $status (124: cut by TDX_BENCH_SECONDS; finished entries are kept)"
+# A cut run: the entry it was in (its last progress line), which the next call resumes.
+[ "$status" = 124 ] && grep -E '^\[[0-9]+/[0-9]+\] .* \.\.\.$' "$out/bench.log" | tail -n 1 | sed 's/^/cut during: /'
 tar czf "$out/bench.tgz" "$results" targets
 grep -E '^\[|interleaved rounds' "$out/bench.log" | grep -v ' \.\.\.$' | tail -n 45
