@@ -84,18 +84,16 @@ Expected<void> Search::tune_node(size_t index, nlohmann::json& record) {
     winner_source = read_file(winner->path, Stage::Rewrite).value_or("");
     if (index == 0) r_.tune_best_source = winner_source;
   }
-  // A winner under --min-gain is kept only when interleaved rounds confirm it (the fastest of a
-  // grid is favoured by its own noise).
+  // A winner (always faster than the kernel: launch_grid's `best`) under --min-gain is kept only
+  // when interleaved rounds confirm it: the fastest of a grid is favoured by its own noise.
+  const bool under_margin = winner && winner->median_ms() > b.score.median_ms * (1 - o_.min_gain);
   std::optional<nlohmann::json> confirmed;
-  if (winner && winner->median_ms() > b.score.median_ms * (1 - o_.min_gain) && winner->median_ms() < b.score.median_ms)
-    confirmed = confirm_small_gain(b, *winner);
+  if (under_margin) confirmed = confirm_small_gain(b, *winner);
   fs::remove_all(dir);  // the winner's source goes into its candidate below
-  if (!winner || (winner->median_ms() > b.score.median_ms * (1 - o_.min_gain) && !confirmed)) {
+  if (!winner || (under_margin && !confirmed)) {
     r_.notes.push_back(fmt::format("launch tuning: none of {} variants of candidate {} beat it by {:.0f}%{}",
                                    grid->variants.size(), b.id, 100 * o_.min_gain,
-                                   winner && winner->median_ms() < b.score.median_ms
-                                       ? ", and the rounds did not confirm the smaller gain of its fastest"
-                                       : ""));
+                                   winner ? ", and the rounds did not confirm the smaller gain of its fastest" : ""));
     return {};
   }
   Candidate tuned;
@@ -132,7 +130,11 @@ std::optional<nlohmann::json> Search::confirm_small_gain(const SearchNode& base,
     return std::nullopt;
   }
   const auto& tasks = reply->value("tasks", nlohmann::json::array());
-  if (tasks.size() != 2) return std::nullopt;
+  if (tasks.size() != 2) {
+    r_.notes.push_back(fmt::format("launch tuning: the rounds confirming a gain of {} answered for {} kernels, not 2",
+                                   winner.description, tasks.size()));
+    return std::nullopt;
+  }
   InterleavedSpeedup s = interleaved_speedup(tasks[0].value("round_ms", std::vector<double>{}),
                                              tasks[1].value("round_ms", std::vector<double>{}));
   r_.notes.push_back(fmt::format("launch tuning: {} over candidate {} in {} interleaved rounds: {:.4f}x, 95% interval "
