@@ -19,7 +19,7 @@ The GPU work holds gpu_lock SHARED and the timed loops EXCLUSIVE (a GPU shared b
 """
 import torch
 
-from . import gpu_lock, timing, timing_audit, verify
+from . import gpu_lock, in_place, timing, timing_audit, verify
 from .errors import BridgeError
 from .task import load_task
 
@@ -65,11 +65,11 @@ def _run_on_gpu(task, request, integrity, baseline):
         return reply
     sets = timing.rotated_input_sets(task, inputs, seed)
     reply["input_sets"] = len(sets)
-    launch = task.function("launch")
-    audit = timing_audit.RandomPointAudit(task, seed + 300, initial)
+    launch, reset = in_place.timed(task.function("launch"), sets)
+    audit = timing_audit.RandomPointAudit(task, seed + 300, initial, skip_after=reset.indices if reset else ())
     with gpu_lock.hold(gpu_lock.EXCLUSIVE):
         reply["timing"] = timing.time_launch(launch, sets, int(request.get("min_reps", 100)),
-                                             float(request.get("min_ms", 100.0)), audit=audit)
+                                             float(request.get("min_ms", 100.0)), audit=audit, reset=reset)
     reply["audit"] = audit.result()
     reply["autotune"] = autotune_choices(task)
     # Correctness again on fresh inputs, after many calls (kernels that change behaviour).
@@ -77,7 +77,7 @@ def _run_on_gpu(task, request, integrity, baseline):
     # Last: a launch() that cannot be captured falls back to the event timing above, and a failed
     # capture can leave the process's CUDA state unusable for anything after it.
     with gpu_lock.hold(gpu_lock.EXCLUSIVE):
-        reply["graph"] = timing.time_graph(launch, inputs)
+        reply["graph"] = timing.time_graph(launch, inputs, reset=reset)
     return reply
 
 

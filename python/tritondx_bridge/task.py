@@ -6,7 +6,8 @@ A task is a Python file with:
   - reference(*inputs), optional: the same computation in PyTorch; without it the task is verified
     against its initial kernel (a frozen copy of the file as the run found it, verify.py),
   - make_inputs(device): returns the tuple of inputs at realistic sizes,
-  - optionally TOLERANCE = {"rtol": float, "atol": float}, flops(*inputs), bytes_moved(*inputs).
+  - optionally TOLERANCE = {"rtol": float, "atol": float}, flops(*inputs), bytes_moved(*inputs),
+    MUTATES = ("name", ...): the inputs launch() updates in place (in_place.py).
 """
 import ast
 import importlib.util
@@ -14,6 +15,7 @@ import os
 import sys
 import traceback
 
+from . import in_place
 from .errors import BridgeError
 
 REQUIRED = (
@@ -134,6 +136,7 @@ def import_file(path, prefix):
         spec.loader.exec_module(module)
     finally:
         sys.path.pop(0)
+    in_place.install(module)
     return module
 
 
@@ -141,6 +144,9 @@ def load_task(path):
     path, source, tree = parse_task(path)
     try:
         module = import_file(path, "tritondx_task")
+    except BridgeError as e:  # a malformed MUTATES
+        e.file, e.line = path, e.line or _assignment_line(tree, in_place.NAME)
+        raise
     except Exception as e:  # noqa: BLE001 - any import-time failure is the task's problem
         line = _error_line_in(path, e.__traceback__)
         raise BridgeError("import-error", f"importing the task failed: {type(e).__name__}: {e}",

@@ -35,14 +35,19 @@ def summarize(times_ms):
             "cv": statistics.pstdev(times_ms) / statistics.fmean(times_ms) if len(times_ms) > 1 else 0.0}
 
 
-def time_launch(launch, input_sets, min_reps=100, min_ms=100.0, max_reps=2000, warmup_ms=25.0, audit=None):
+def time_launch(launch, input_sets, min_reps=100, min_ms=100.0, max_reps=2000, warmup_ms=25.0, audit=None,
+                reset=None):
     """`audit` (timing_audit.RandomPointAudit or None): one call inside the loop runs on fresh
-    data and its outputs are kept for audit.result()."""
+    data and its outputs are kept for audit.result(). `reset(inputs)` (in_place.Restorer or
+    None) runs before each call, before the flush and outside the timed events: it puts back
+    the inputs a kernel updates in place."""
     flush = torch.empty(FLUSH_BYTES, dtype=torch.int8, device="cuda")
     # Warm-up: compilation, autotuning and first-touch happen here, outside the numbers.
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     calls, spent = 0, 0.0
     while calls < 3 or spent < warmup_ms:
+        if reset is not None:
+            reset(input_sets[calls % len(input_sets)])
         start.record()
         launch(*input_sets[calls % len(input_sets)])
         end.record()
@@ -58,6 +63,8 @@ def time_launch(launch, input_sets, min_reps=100, min_ms=100.0, max_reps=2000, w
     audited = audit.plan(reps, input_sets) if audit is not None else -1
     for i in range(reps):
         inputs = input_sets[i % len(input_sets)]
+        if reset is not None:
+            reset(inputs)
         if i == audited:  # before the flush, so that the copy leaves nothing of its data in L2
             audit.before_call(inputs)
         flush.zero_()
@@ -88,9 +95,10 @@ def host_synchronization(launch, inputs):
     return None
 
 
-def time_graph(launch, inputs, reps=50):
-    """CUDA graph replay of one launch() (flushed before each replay); {"error", "fallback"} if it
-    cannot be captured: the kernel is then timed with CUDA events alone (time_launch)."""
+def time_graph(launch, inputs, reps=50, reset=None):
+    """CUDA graph replay of one launch() (flushed before each replay, and `reset(inputs)` before
+    the flush, as in time_launch); {"error", "fallback"} if it cannot be captured: the kernel is
+    then timed with CUDA events alone (time_launch)."""
     fallback = "timed with CUDA events around each launch() call only (no graph replay)"
     sync = host_synchronization(launch, inputs)
     if sync:
@@ -113,6 +121,8 @@ def time_graph(launch, inputs, reps=50):
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     for i in range(reps):
+        if reset is not None:
+            reset(inputs)
         flush.zero_()
         starts[i].record()
         graph.replay()

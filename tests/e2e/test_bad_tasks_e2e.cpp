@@ -38,6 +38,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadTask{"missing_input_maker.py", "no make_inputs(device) function", ""},
         BadTask{"missing_launch.py", "no launch(*inputs) function", ""},
         BadTask{"bad_tolerance.py", "TOLERANCE must be a dict", "bad_tolerance.py:27"},
+        BadTask{"bad_mutates.py", "MUTATES names 'y', which launch(x) does not take", "bad_mutates.py:25"},
         BadTask{"import_error.py", "this task refuses to import", "import_error.py:27"},
         BadTask{"launch_error.py", "undefined_block_size", "launch_error.py:15"},
         BadTask{"compile_error.py", "invalid axis 3", "compile_error.py:10:9"}),

@@ -137,6 +137,17 @@ TEST(IntegrityStatic, ReboundReferenceIsAChange) {
   EXPECT_TRUE(has(vs, "integrity-reference-changed")) << describe(vs);
 }
 
+// MUTATES says which inputs are outputs and what the timing restores: a candidate keeps it.
+TEST(IntegrityStatic, MutatesIsAFixedPart) {
+  const fs::path in_place = kRoot / "tests" / "fixtures" / "in_place" / "scale_in_place.py";
+  auto dropped = check_edits(in_place, in_place, {{"MUTATES = (\"x\",)\n", ""}});
+  EXPECT_TRUE(has(dropped, "integrity-reference-changed")) << describe(dropped);
+  auto added = check_edit("vector_add.py", "TOLERANCE =", "MUTATES = (\"x\",)\nTOLERANCE =");
+  EXPECT_TRUE(has(added, "integrity-reference-changed")) << describe(added);
+  auto kept = check_edits(in_place, in_place, {{"BLOCK=512", "BLOCK=1024"}});
+  EXPECT_FALSE(has(kept, "integrity-reference-changed")) << describe(kept);
+}
+
 TEST(IntegrityStatic, Bf16WithinAToleranceThatAllowsIt) {
   // matmul.py: fp16 inputs, tf32-default dot, rtol 1e-2 >= u(bf16) = 2^-8.
   auto vs = check_edit("matmul.py", "c = acc.to(tl.float16)", "c = acc.to(tl.bfloat16).to(tl.float16)");

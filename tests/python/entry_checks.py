@@ -13,11 +13,13 @@ import importlib.util, json, sys, torch
 sys.path.insert(0, sys.argv[2])
 from tritondx_bridge.interpreter_shim import install_interpreter_shim
 from tritondx_bridge.cuda_emulation import emulated_cuda
+from tritondx_bridge import in_place
 install_interpreter_shim()
 results = []
 with emulated_cuda(interpreted=True):
     spec = importlib.util.spec_from_file_location("entry", sys.argv[1])
     m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+    in_place.install(m)  # a kernel that updates inputs named in MUTATES runs on copies of them, as tritondx runs it
     torch.manual_seed(0)
     cases = [("make_small_inputs", m.make_small_inputs("cpu"))]
     if callable(getattr(m, "make_test_inputs", None)):

@@ -18,6 +18,9 @@ namespace tdx::integrity {
 // The task's fixed parts: a candidate must keep them as the original wrote them.
 inline constexpr std::string_view kFixedFunctions[] = {"reference", "make_inputs", "flops", "bytes_moved"};
 inline constexpr std::string_view kToleranceName = "TOLERANCE";
+// The inputs launch() updates in place (docs/task-format.md): what the timing restores between
+// calls and what counts as output, so part of the yardstick too.
+inline constexpr std::string_view kMutatesName = "MUTATES";
 
 // What launch() can run, as far as names show it: launch itself; the module-level functions,
 // lambdas and bound values (a functools.partial, an instance) its code names; the methods of

@@ -1,5 +1,5 @@
-// integrity-reference-changed: reference, make_inputs, flops, bytes_moved and TOLERANCE are
-// the yardstick; a candidate must keep them (and the module constants they read) as the
+// integrity-reference-changed: reference, make_inputs, flops, bytes_moved, TOLERANCE and
+// MUTATES are the yardstick; a candidate must keep them (and the module constants they read) as the
 // original wrote them, and must not rebind them. integrity-reads-reference: host code of the
 // candidate that touches `reference`.
 #include <set>
@@ -58,6 +58,7 @@ std::string dump_all(const std::vector<const PyNode*>& nodes) {
 void check_fixed_parts(const CheckContext& ctx, Sink& sink) {
   std::vector<std::string> parts(std::begin(kFixedFunctions), std::end(kFixedFunctions));
   parts.emplace_back(kToleranceName);
+  parts.emplace_back(kMutatesName);
   std::set<std::string> constants;
   for (const auto& name : parts) {
     auto orig = bindings(ctx.original, name);
@@ -71,7 +72,8 @@ void check_fixed_parts(const CheckContext& ctx, Sink& sink) {
                        : cand.size() > 1 ? fmt::format("the candidate binds `{}` more than once", name)
                                          : fmt::format("the candidate changes `{}`", name);
     sink.report("integrity-reference-changed", line,
-                what + " (reference, make_inputs, flops, bytes_moved and TOLERANCE must stay as in the original)");
+                what + " (reference, make_inputs, flops, bytes_moved, TOLERANCE and MUTATES must stay as in the "
+                       "original)");
   }
   for (const auto& name : constants) {
     auto orig = bindings(ctx.original, name);
@@ -79,7 +81,7 @@ void check_fixed_parts(const CheckContext& ctx, Sink& sink) {
     if (dump_all(orig) != dump_all(cand))
       sink.report("integrity-reference-changed", cand.empty() ? 1 : cand.back()->line,
                   fmt::format("the candidate changes `{}`, which the original's reference/make_inputs/flops/"
-                              "bytes_moved/TOLERANCE read",
+                              "bytes_moved/TOLERANCE/MUTATES read",
                               name));
   }
 

@@ -150,8 +150,8 @@ std::string format_constraints_for_prompt(const RewriteRequest& request) {
                      kernel.empty() ? std::string("the kernel") : kernel);
   out += "- The work stays in Triton: launch must not compute the result with PyTorch operations or call "
          "reference.\n";
-  out += "- Do not change reference, make_inputs, bytes_moved, flops or TOLERANCE: leave them out of your answer; "
-         "the original ones are kept.\n";
+  out += "- Do not change reference, make_inputs, bytes_moved, flops, TOLERANCE or MUTATES: leave them out of your "
+         "answer; the original ones are kept.\n";
   out += fmt::format("- The output must match reference within {} on fresh random inputs of the sizes "
                      "make_inputs gives; NaN never passes.\n",
                      tolerance_text(ctx));

@@ -10,7 +10,8 @@ namespace tdx {
 
 namespace {
 
-const std::set<std::string> kProtected = {"reference", "make_inputs", "bytes_moved", "flops", "TOLERANCE"};
+const std::set<std::string> kProtected = {"reference", "make_inputs", "bytes_moved", "flops", "TOLERANCE",
+                                          "MUTATES"};
 
 // First line of a top-level statement, decorators included.
 int start_line(const PyNode& n) {
