@@ -16,6 +16,7 @@ import inspect
 import torch
 
 from .errors import BridgeError
+from .tensor_copy import copy_input
 
 NAME = "MUTATES"
 
@@ -35,7 +36,6 @@ class InPlace:
         return updated[0] if len(updated) == 1 else updated
 
     def on_copies(self, *inputs):
-        from .verify import copy_input
         args = list(inputs)
         for i in self.indices:
             args[i] = copy_input(args[i])

@@ -8,8 +8,8 @@ import sys
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from . import verify
 from .task import import_file
+from .tensor_copy import copy_input
 
 EMPTY_ATEN = frozenset("empty empty_like empty_strided new_empty new_empty_strided".split())
 
@@ -58,7 +58,7 @@ def as_tuple(x):
 
 
 def clone_inputs(inputs):
-    return tuple(verify.copy_input(x) for x in inputs)
+    return tuple(copy_input(x) for x in inputs)
 
 
 class Watch(TorchDispatchMode):

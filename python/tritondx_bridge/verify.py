@@ -23,6 +23,7 @@ import torch
 
 from .errors import BridgeError
 from .task import load_task
+from .tensor_copy import copy_input
 
 # rtol, atol by output dtype (benchmark-protocol.md section 2.2).
 DEFAULT_TOLERANCE = {
@@ -81,23 +82,6 @@ def poison_allocator(nbytes, value):
 
 def tensor_bytes(xs):
     return sum(x.numel() * x.element_size() for x in xs if torch.is_tensor(x))
-
-
-def copy_input(x):
-    """A copy of a launch input with its strides: clone() makes a view with gaps (every other row
-    of a matrix) contiguous, and the stride the launch passes would then step past the copy. A
-    view whose elements overlap (an expanded tensor) cannot be written into: clone() then."""
-    if not torch.is_tensor(x):
-        return x
-    x = x.detach()
-    if x.is_contiguous():
-        return x.clone()
-    y = torch.empty_strided(x.shape, x.stride(), dtype=x.dtype, device=x.device)
-    try:
-        y.copy_(x)
-    except RuntimeError:
-        return x.clone()
-    return y
 
 
 def run_on_copies(launch, inputs, device):
