@@ -2,9 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "tritondx/bench/bench_entry.h"
 #include "tritondx/bench/bench_summary.h"
+#include "tritondx/store/sha256.h"
 
 namespace tdx {
 namespace {
@@ -102,6 +105,28 @@ TEST(BenchSummary, MarkdownListsEveryEntryAndTheFailures) {
   std::string svg = render_speedup_svg(s);
   EXPECT_TRUE(svg.starts_with("<svg")) << svg;
   EXPECT_NE(svg.find("3-5x"), std::string::npos);
+}
+
+// A result that measured an earlier version of its task file is still counted, and listed so that
+// it is run again; one whose task is unchanged, or whose task is gone from the suite, is not listed.
+TEST(BenchSummary, ListsResultsWhoseTaskFileChangedSinceTheyWereMeasured) {
+  namespace fs = std::filesystem;
+  fs::path suite = fs::path(::testing::TempDir()) / "changed_task_suite";
+  fs::remove_all(suite);
+  fs::create_directories(suite / "a");
+  for (const char* name : {"same", "edited"}) std::ofstream(suite / "a" / (std::string(name) + ".py")) << "v1\n";
+  std::vector<nlohmann::json> entries{measured("a/same", 2.0, 1.0, 1.0, 1.0, 0.5, 10, "L1"),
+                                      measured("a/edited", 2.0, 1.0, 1.0, 1.0, 0.5, 10, "L1"),
+                                      measured("a/gone", 2.0, 1.0, 1.0, 1.0, 0.5, 10, "L1")};
+  for (auto& e : entries) e["task_sha256"] = sha256_hex("v1\n");
+  std::ofstream(suite / "a" / "edited.py") << "v2\n";
+  mark_changed_tasks(entries, suite.string());
+  auto s = summarize_bench(entries, 3);
+  EXPECT_EQ(s["task_changed"], nlohmann::json::array({"a/edited"}));
+  EXPECT_EQ(s["measured"], 3);
+  std::string md = render_bench_markdown(s, entries);
+  EXPECT_NE(md.find("1 result(s) measured an earlier version of their task file"), std::string::npos) << md;
+  EXPECT_NE(md.find("grow-block (task file changed since) |"), std::string::npos) << md;
 }
 
 // The speed targets' values at the roofline floor: the initial kernel's (and autotune-only's) time

@@ -4,6 +4,8 @@
 #include "tritondx/bench/bench_targets.h"
 #include "tritondx/target/target.h"
 #include "tritondx/measure/interleaved.h"
+#include "tritondx/core/file.h"
+#include "tritondx/store/sha256.h"
 
 #include <fmt/format.h>
 
@@ -109,6 +111,15 @@ std::vector<nlohmann::json> load_entry_results(const std::string& out_dir) {
   return out;
 }
 
+void mark_changed_tasks(std::vector<nlohmann::json>& entries, const std::string& suite_dir) {
+  for (auto& e : entries) {
+    const fs::path task = fs::path(suite_dir) / (e.value("entry", "") + ".py");
+    if (!e.contains("task_sha256") || !fs::is_regular_file(task)) continue;
+    auto text = read_file(task.string(), Stage::Task);
+    if (text && sha256_hex(*text) != e.value("task_sha256", "")) e["task_changed"] = true;
+  }
+}
+
 // A decline's reason with its particulars (numbers, quoted names, lines) replaced, so that the
 // same refusal on different kernels counts once.
 std::string decline_kind(const std::string& decline) {
@@ -170,7 +181,8 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
   std::map<std::string, int> reach;
   std::set<std::string> cards;
   nlohmann::json failures = nlohmann::json::array(), unmeasured = nlohmann::json::array(),
-                 stale = nlohmann::json::array(), roofline_other_card = nlohmann::json::array();
+                 stale = nlohmann::json::array(), roofline_other_card = nlohmann::json::array(),
+                 task_changed = nlohmann::json::array();
   std::vector<double> hist(std::size(kBins), 0);
   for (const auto& e : entries) {
     std::string status = e.value("status", "");
@@ -182,6 +194,9 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
       stale.push_back(e.value("entry", ""));
       continue;
     }
+    // Measured an earlier version of the task file: counted as measured, listed so that it is
+    // run again (the bench reruns it by itself: its stored result no longer matches the task).
+    if (e.value("task_changed", false)) task_changed.push_back(e.value("entry", ""));
     if (e.contains("card")) cards.insert(e.value("card", ""));
     // A failed entry keeps the initial kernel: it scores 1.0x and is listed.
     double s = status == "ok" ? entry_number(e, {"tritondx", "speedup"}) : 1.0;
@@ -280,6 +295,7 @@ nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int s
                    {"failures", failures},
                    {"unmeasured", unmeasured},
                    {"stale", stale},
+                   {"task_changed", task_changed},
                    {"roofline_other_card", roofline_other_card},
                    {"bench_revision", kBenchRevision},
                    {"actionability", summarize_actionability(entries)}};
@@ -329,6 +345,14 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
     for (const auto& id : s["stale"]) stale += (stale.empty() ? "" : ", ") + id.get<std::string>();
     md << fmt::format("{} result(s) of an older bench revision (what tritondx did then) are listed but not "
                       "counted: {}.\n\n", s["stale"].size(), stale);
+  }
+  if (s.contains("task_changed") && !s["task_changed"].empty()) {
+    std::string names;
+    for (const auto& id : s["task_changed"]) names += (names.empty() ? "" : ", ") + id.get<std::string>();
+    md << fmt::format("{} result(s) measured an earlier version of their task file, which has changed since (a "
+                      "docstring, the shapes candidates are verified at, the torch baseline, ...): they are counted "
+                      "as measured, and the next run of the bench measures them again: {}.\n\n",
+                      s["task_changed"].size(), names);
   }
   if (s.contains("roofline_other_card") && !s["roofline_other_card"].empty()) {
     std::string names;
@@ -431,6 +455,7 @@ std::string render_bench_markdown(const nlohmann::json& s, const std::vector<nlo
     if (status == "unmeasured") path = "not measured (no GPU)";
     else if (bench_revision(e) != kBenchRevision)
       path = fmt::format("stale: bench revision {} (now {}), not counted; run again", bench_revision(e), kBenchRevision);
+    if (e.value("task_changed", false)) path += " (task file changed since)";
     md << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", e.value("entry", ""),
                       format_ms(entry_number(e, {"initial", "median_ms"})), format_ms(entry_number(e, {"tritondx", "median_ms"})),
                       fmt_x(entry_number(e, {"tritondx", "speedup"})), interleaved_cell(e),
@@ -483,6 +508,7 @@ Expected<std::vector<std::string>> write_bench_summary(const std::string& out_di
                                                        const std::string& suite_dir) {
   auto targets = TDX_TRY(load_bench_targets(suite_dir));
   auto entries = load_entry_results(out_dir);
+  mark_changed_tasks(entries, suite_dir);
   auto s = summarize_bench(entries, suite_size, targets);
   fs::path dir(out_dir);
   std::vector<std::pair<fs::path, std::string>> files{{dir / "summary.json", s.dump(2) + "\n"},

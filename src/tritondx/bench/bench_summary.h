@@ -28,6 +28,11 @@ nlohmann::json read_result_json(const std::string& path);
 // Entry results (entry.json) under `out_dir`/entries, sorted by entry id.
 std::vector<nlohmann::json> load_entry_results(const std::string& out_dir);
 
+// Sets "task_changed": true on each entry whose task file in `suite_dir` is no longer the one it
+// measured (its task_sha256): the summary counts them as measured and lists them (the bench
+// measures them again on its next run).
+void mark_changed_tasks(std::vector<nlohmann::json>& entries, const std::string& suite_dir);
+
 // `suite_size`: how many entries the suite has (so a partial run says so).
 // `targets`: what the summary's Targets section measures against (bench_targets.h).
 nlohmann::json summarize_bench(const std::vector<nlohmann::json>& entries, int suite_size,
