@@ -9,6 +9,8 @@ Reply:   {"device", "correctness": {...}, "timing": {...}|null, "graph": {...}|n
           "recheck": {...}|null, "audit": {...}|null, "min_bytes", "flops", "input_sets",
           "integrity"?: {"passed", "violations": [{"id", "line", "message"}], "notes", ...},
           "autotune": {kernel: {"index", "configs", "config"}}}
+"phases_s": the wall seconds of each part of the call: "correctness" (with the kernel's compilation,
+which its first launch does), "integrity", "timing", "recheck" and "graph" (those that ran).
 "autotune": for each @triton.autotune'd kernel, the config its autotuner chose (its index in the
 configs, how many there are, and the config) for the last key it timed: the config the timing ran.
 "audit": one call at a random iteration of the timing loop, on fresh inputs, checked against the
@@ -17,6 +19,8 @@ references (timing_audit.py): {"iteration", "reps", "passed", "failures"} or {"s
 "device": "cpu" and no GPU, only those, under the Triton interpreter.
 The GPU work holds gpu_lock SHARED and the timed loops EXCLUSIVE (a GPU shared by workers).
 """
+import time
+
 import torch
 
 from . import gpu_lock, in_place, timing, timing_audit, verify
@@ -42,10 +46,20 @@ def run_verb(request):
 
 def _run_on_gpu(task, request, integrity, baseline):
     seed = int(request.get("seed", 1234))
+    phases = {}
+    clock = time.perf_counter()
+
+    def lap(name):
+        nonlocal clock
+        now = time.perf_counter()
+        phases[name] = round(now - clock, 3)
+        clock = now
+
     initial = verify.load_initial(request)
     correctness = verify.check_correctness(task, int(request.get("draws", 3)), seed, initial)
+    lap("correctness")
     reply = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "correctness": correctness,
-             "timing": None, "graph": None, "recheck": None, "audit": None}
+             "timing": None, "graph": None, "recheck": None, "audit": None, "phases_s": phases}
     inputs = verify.make_inputs(task, seed + 100)
     for name in ("bytes_moved", "flops"):
         fn = getattr(task.module, name, None)
@@ -61,6 +75,7 @@ def _run_on_gpu(task, request, integrity, baseline):
         except Exception as e:  # noqa: BLE001 - an unverifiable candidate is reported, not a crash
             reply["integrity"] = {"passed": False, "violations": [], "notes": [],
                                   "error": f"the integrity checks could not run: {type(e).__name__}: {e}"}
+        lap("integrity")
     if not correctness["passed"] or not request.get("timing", True):
         return reply
     sets = timing.rotated_input_sets(task, inputs, seed)
@@ -72,12 +87,15 @@ def _run_on_gpu(task, request, integrity, baseline):
                                              float(request.get("min_ms", 100.0)), audit=audit, reset=reset)
     reply["audit"] = audit.result()
     reply["autotune"] = autotune_choices(task)
+    lap("timing")
     # Correctness again on fresh inputs, after many calls (kernels that change behaviour).
     reply["recheck"] = verify.check_correctness(task, 1, seed + 1000, initial, test_inputs=False)
+    lap("recheck")
     # Last: a launch() that cannot be captured falls back to the event timing above, and a failed
     # capture can leave the process's CUDA state unusable for anything after it.
     with gpu_lock.hold(gpu_lock.EXCLUSIVE):
         reply["graph"] = timing.time_graph(launch, inputs, reset=reset)
+    lap("graph")
     return reply
 
 

@@ -61,6 +61,7 @@ def test_the_run_verb_verifies_audits_and_rechecks_an_in_place_kernel():
     assert reply["correctness"]["passed"] and reply["recheck"]["passed"], reply
     assert reply["audit"]["passed"], reply["audit"]
     assert "median_ms" in reply["graph"], reply["graph"]
+    assert set(reply["phases_s"]) == {"correctness", "timing", "recheck", "graph"}, reply["phases_s"]
 
 
 def test_the_timing_loop_restores_the_input_before_every_call():

@@ -65,7 +65,8 @@ def run_reply(request):
                                                                    "references": references},
              "timing": timing, "graph": None, "recheck": {"passed": True},
              "min_bytes": int(os.environ.get("STAND_IN_MIN_BYTES", 100_000_000)),
-             "flops": 1_000_000_000, "input_sets": 1}
+             "flops": 1_000_000_000, "input_sets": 1,
+             "phases_s": {"correctness": 0.25, "timing": 0.125, "recheck": 0.0625, "graph": 0.03125}}
     if os.environ.get("STAND_IN_AUTOTUNE"):
         reply["autotune"] = {k: {"index": i, "configs": i + 1, "config": {}}
                              for k, i in json.loads(os.environ["STAND_IN_AUTOTUNE"]).items()}
@@ -122,7 +123,7 @@ def main(argv):
         elif argv[3] == "device":
             reply = {"ok": True, "device": DEVICE, "capability": [9, 0]}
         else:
-            reply = {"ok": True, "results": [{"task": t, "ok": True,
+            reply = {"ok": True, "results": [{"task": t, "ok": True, "wall_s": 0.5,
                                               "reply": run_reply({"task": t, "initial_task": request.get("initial_task")})}
                                              for t in request.get("tasks", [])]}
         sys.stdout.write(json.dumps(reply) + "\n")

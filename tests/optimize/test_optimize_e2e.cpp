@@ -4,6 +4,8 @@
 // the same fixtures; split by scenario, the shared helpers would need a header of their own.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -339,6 +341,14 @@ TEST(OptimizeE2E, LaunchTuningRunsLastAndItsWinnerIsACandidate) {
   EXPECT_NE(md.find("`launch-tune` (candidate"), std::string::npos) << md;
   EXPECT_NE(md.find("## Launch tuning"), std::string::npos) << md;
   EXPECT_EQ(md.find("line 0"), std::string::npos) << md;  // it targets no finding, so no line
+  // Where each variant's time went: the sweep's wall seconds and the run verb's phases.
+  EXPECT_EQ(variants[0]["wall_s"], 0.5) << variants.dump(2);
+  EXPECT_EQ(variants[0]["phases_s"]["correctness"], 0.25) << variants.dump(2);
+  EXPECT_NE(md.find("| 0.5 s: correctness 0.2, timing 0.1, recheck 0.1, graph 0.0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find(fmt::format("Launch tuning ran {} variants on the GPU in {:.1f} s.", variants.size(),
+                                0.5 * static_cast<double>(variants.size()))),
+            std::string::npos)
+      << md;
   // The HTML page of a measured run: a chart of the measured candidates, the tuning table, and a
   // page the strict parser accepts.
   const std::string html = read(out / "report.html");

@@ -67,6 +67,9 @@ Measurement measurement_from_json(const nlohmann::json& r) {
   m.min_bytes_source = r.value("min_bytes_source", "task bytes_moved()");
   if (r.contains("flops") && r["flops"].is_number()) m.flops = r["flops"].get<long long>();
   m.input_sets = r.value("input_sets", 1);
+  if (const auto phases = r.value("phases_s", nlohmann::json()); phases.is_object())
+    for (const auto& [phase, seconds] : phases.items())
+      if (seconds.is_number()) m.phases_s[phase] = seconds.get<double>();
   return m;
 }
 

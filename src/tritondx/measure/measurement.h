@@ -47,6 +47,8 @@ struct Measurement {
   int input_sets = 1;
   // Per @triton.autotune'd kernel, the index of the config its autotuner chose (the one timed).
   std::map<std::string, int> autotune_choice;
+  // Wall seconds of each part of the run verb's call ("correctness", "timing", "recheck", ...).
+  std::map<std::string, double> phases_s;
 };
 
 Measurement measurement_from_json(const nlohmann::json& reply);

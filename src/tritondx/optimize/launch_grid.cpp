@@ -206,6 +206,7 @@ void measure(const Bridge& bridge, std::vector<GridVariant>& variants, size_t fi
       GridVariant& v = variants[todo[done]];
       const auto& r = results[done];
       ++out.gpu_evaluations;
+      v.wall_s = r.value("wall_s", 0.0);
       if (!r.value("ok", false)) {
         v.error = r["error"].value("message", std::string("failed"));
         continue;
@@ -357,6 +358,7 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
 nlohmann::json launch_grid_to_json(const LaunchGrid& a, double base_ms) {
   nlohmann::json variants = nlohmann::json::array();
   int verified = 0;
+  double wall_s = 0;
   for (const auto& v : a.variants) {
     nlohmann::json j{{"stage", v.stage}, {"config", v.description}, {"file", fs::path(v.path).filename().string()}};
     if (v.verified()) {
@@ -364,10 +366,16 @@ nlohmann::json launch_grid_to_json(const LaunchGrid& a, double base_ms) {
       ++verified;
     }
     if (!v.error.empty()) j["error"] = v.error;
+    if (v.wall_s > 0) {
+      j["wall_s"] = v.wall_s;
+      wall_s += v.wall_s;
+    }
+    if (v.measurement && !v.measurement->phases_s.empty()) j["phases_s"] = v.measurement->phases_s;
     variants.push_back(std::move(j));
   }
   nlohmann::json j{{"measured", a.measured},   {"gpu_evaluations", a.gpu_evaluations}, {"variants", variants},
-                   {"verified", verified},     {"refused", a.refused},                 {"note", a.note}};
+                   {"verified", verified},     {"refused", a.refused},                 {"note", a.note},
+                   {"wall_s", wall_s}};
   if (a.measured && base_ms > 0) {
     double best = a.best ? a.variants[*a.best].median_ms() : base_ms;
     j["median_ms"] = best;

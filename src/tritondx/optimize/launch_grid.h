@@ -27,6 +27,7 @@ struct GridVariant {
   std::string path;         // the variant's task file
   std::optional<Measurement> measurement;
   std::string error;        // why it is not usable (incorrect, failed to run), empty if verified
+  double wall_s = 0;        // its time in the sweep, import and compilation included (0: not run)
 
   bool verified() const { return measurement && measurement->correct && measurement->timing && error.empty(); }
   double median_ms() const { return verified() ? measurement->timing->median_ms : 0; }

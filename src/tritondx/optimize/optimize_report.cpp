@@ -8,6 +8,7 @@
 #include "tritondx/core/check.h"
 
 #include "tritondx/report/optimize_html.h"
+#include "tritondx/report/tune_seconds.h"
 
 namespace tdx {
 
@@ -193,18 +194,24 @@ std::string render_optimize_markdown(const OptimizeResult& r) {
   auto tune_section = [&](const nlohmann::json& tune, const std::string& title, const std::string& which) {
     if (!tune.is_object()) return;
     md += fmt::format("\n## {}\n\nA grid on {} {} ({}), each variant run with the same checks and timing in one "
-                      "bridge process:\n\n| variant | time |\n|---|---|\n",
+                      "bridge process:\n\n| variant | time | wall time of its checks and timing |\n|---|---|---|\n",
                       title, which, tune.value("from_candidate", 0LL),
                       fmt::format("{:.4f} ms as given", tune.value("base_ms", 0.0)));
     for (const auto& v : tune.value("variants", nlohmann::json::array()))
-      md += fmt::format("| {} | {} |\n", v.value("config", ""),
-                        v.contains("median_ms") ? fmt::format("{:.4f} ms", v["median_ms"].get<double>()) : v.value("error", "not run"));
+      md += fmt::format("| {} | {} | {} |\n", v.value("config", ""),
+                        v.contains("median_ms") ? fmt::format("{:.4f} ms", v["median_ms"].get<double>()) : v.value("error", "not run"),
+                        tune_variant_seconds(v));
   };
   tune_section(r.tune, "Launch tuning", "candidate");
   tune_section(r.tune_rival, "Launch tuning of the rival",
                "the best kernel's rival (the fastest candidate off its line, within 5% of it), candidate");
-  if (r.tune.is_object() || r.tune_rival.is_object())
-    md += fmt::format("\nLaunch tuning ran {} variants on the GPU.\n", r.tune_evaluations);
+  if (r.tune.is_object() || r.tune_rival.is_object()) {
+    double wall_s = 0;
+    for (const auto* t : {&r.tune, &r.tune_rival})
+      if (t->is_object()) wall_s += t->value("wall_s", 0.0);
+    md += fmt::format("\nLaunch tuning ran {} variants on the GPU{}.\n", r.tune_evaluations,
+                      wall_s > 0 ? fmt::format(" in {:.1f} s", wall_s) : "");
+  }
   if (!r.notes.empty()) {
     md += "\n## Notes\n\n";
     for (const auto& note : r.notes) md += "- " + note + "\n";

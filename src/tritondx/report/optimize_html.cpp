@@ -8,6 +8,7 @@
 
 #include "tritondx/report/html.h"
 #include "tritondx/report/svg_chart.h"
+#include "tritondx/report/tune_seconds.h"
 
 namespace tdx {
 
@@ -128,14 +129,15 @@ std::string tune_html(const json& tune, const std::string& title, const std::str
   if (!tune.is_object()) return "";
   std::string out = fmt::format("<h2>{}</h2>\n<p>A grid on {} {} ({:.4f} ms as given), each variant run with the same "
                                 "checks and timing in one bridge process.</p>\n<table>\n<tr><th>variant</th><th>time</th>"
-                                "</tr>\n",
+                                "<th>wall time of its checks and timing</th></tr>\n",
                                 html_escape(title), html_escape(which), tune.value("from_candidate", 0LL),
                                 tune.value("base_ms", 0.0));
   for (const auto& v : tune.value("variants", json::array()))
-    out += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(v, "config"),
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", esc(v, "config"),
                        v.contains("median_ms") && v["median_ms"].is_number()
                            ? fmt::format("{:.4f} ms", v["median_ms"].get<double>())
-                           : html_escape(str(v, "error", "not run")));
+                           : html_escape(str(v, "error", "not run")),
+                       html_escape(tune_variant_seconds(v)));
   return out + "</table>\n";
 }
 
@@ -202,8 +204,13 @@ std::string render_optimize_html(const json& report) {
   body += tune_html(report.value("tune", json()), "Launch tuning", "candidate");
   body += tune_html(report.value("tune_rival", json()), "Launch tuning of the rival",
                     "the best kernel's rival (the fastest candidate off its line, within 5% of it), candidate");
-  if (report.value("tune", json()).is_object() || report.value("tune_rival", json()).is_object())
-    body += fmt::format("<p>Launch tuning ran {} variants on the GPU.</p>\n", report.value("tune_evaluations", 0));
+  if (report.value("tune", json()).is_object() || report.value("tune_rival", json()).is_object()) {
+    double tune_wall = 0;
+    for (const char* key : {"tune", "tune_rival"})
+      if (const json t = report.value(key, json()); t.is_object()) tune_wall += t.value("wall_s", 0.0);
+    body += fmt::format("<p>Launch tuning ran {} variants on the GPU{}.</p>\n", report.value("tune_evaluations", 0),
+                        tune_wall > 0 ? fmt::format(" in {:.1f} s", tune_wall) : "");
+  }
   if (const auto notes = report.value("notes", json::array()); !notes.empty()) {
     body += "<h2>Notes</h2>\n<ul>\n";
     for (const auto& n : notes)
