@@ -28,7 +28,7 @@ inline constexpr auto kRecipeIds = std::to_array<std::string_view>({
     "split-interleaved-pairs", "flatten-contiguous-rows", "unmasked-full-blocks", "constexpr-divisor",
     "reduce-then-scan",     "round-by-truncation",     "reciprocal-division",    "bitonic-topk",
     "divisibility-by-construction", "tma-persistent",  "set-maxnreg",            "wgmma-tile",
-    "reduce-after-loop",
+    "reduce-after-loop",    "sum-in-kernel",
 });
 
 constexpr bool is_recipe_id(std::string_view id) {

@@ -172,6 +172,22 @@ const PyNode* bound_argument(const PyNode& call, const PyNode* function_def, std
   return nullptr;
 }
 
+const PyNode* single_assignment(const PyNode& function, const std::string& name) {
+  const PyNode* found = nullptr;
+  int count = 0;
+  PyModule::walk(function, [&](const PyNode& n) {
+    if (n.type == "Name" && n.str_field("id") == name && n.fields.value("ctx", "") == "Store") {
+      ++count;
+      const PyNode* p = n.parent;
+      if (p && p->type == "Assign" && n.field == "targets" && p->children_in("targets").size() == 1) found = p;
+    }
+    if ((n.type == "AugAssign" || n.type == "AnnAssign" || n.type == "For") && n.child("target") &&
+        n.child("target")->type == "Name" && n.child("target")->str_field("id") == name)
+      count += 100;  // never a single plain assignment
+  });
+  return count == 1 ? found : nullptr;
+}
+
 std::optional<long long> int_constant(const PyNode& node) {
   if (node.type == "Constant") {
     auto it = node.fields.find("value");

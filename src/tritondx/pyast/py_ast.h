@@ -44,6 +44,9 @@ std::vector<std::string> parameter_names(const PyNode& function_def);
 // may be null: then keywords only): its keyword value, or the positional argument at the
 // parameter's index; nullptr when the call does not pass it.
 const PyNode* bound_argument(const PyNode& call, const PyNode* function_def, std::string_view param);
+// The one statement `name = value` in `function` when that is the only binding of `name` there
+// (no second assignment, augmented assignment or loop variable), else nullptr.
+const PyNode* single_assignment(const PyNode& function, const std::string& name);
 // The integer value of a Constant (or -Constant), if it is one.
 std::optional<long long> int_constant(const PyNode& node);
 std::optional<double> number_constant(const PyNode& node);

@@ -30,6 +30,7 @@ void register_l0_rules(RuleRegistry& registry) {
   registry.add(make_causal_mask_every_block_rule());          // l0-causal-mask-every-block
   registry.add(make_unneeded_mask_rule());                    // l0-unneeded-mask
   registry.add(make_grid_order_rereads_rule());               // l0-grid-order-rereads
+  registry.add(make_host_summed_output_rule());               // l0-host-summed-output
 }
 
 }  // namespace tdx

@@ -33,5 +33,6 @@ std::unique_ptr<Rule> make_tiny_block_rule();
 std::unique_ptr<Rule> make_ungrouped_tile_order_rule();
 std::unique_ptr<Rule> make_unneeded_mask_rule();
 std::unique_ptr<Rule> make_grid_order_rereads_rule();
+std::unique_ptr<Rule> make_host_summed_output_rule();
 
 }  // namespace tdx

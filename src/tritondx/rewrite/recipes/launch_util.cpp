@@ -169,22 +169,6 @@ Expected<std::vector<TextEdit>> pass_new_parameter(const KernelContext& ctx, con
   return std::vector<TextEdit>{set_keyword(*site.warmup, name, value), TextEdit::insert_after(*positional.back(), ", " + value)};
 }
 
-const PyNode* single_assignment(const PyNode& function, const std::string& name) {
-  const PyNode* found = nullptr;
-  int count = 0;
-  PyModule::walk(function, [&](const PyNode& n) {
-    if (n.type == "Name" && n.str_field("id") == name && n.fields.value("ctx", "") == "Store") {
-      ++count;
-      const PyNode* p = n.parent;
-      if (p && p->type == "Assign" && n.field == "targets" && p->children_in("targets").size() == 1) found = p;
-    }
-    if ((n.type == "AugAssign" || n.type == "AnnAssign" || n.type == "For") && n.child("target") &&
-        n.child("target")->type == "Name" && n.child("target")->str_field("id") == name)
-      count += 100;  // never a single plain assignment
-  });
-  return count == 1 ? found : nullptr;
-}
-
 Expected<TextEdit> append_constexpr_param(const KernelContext& ctx, const std::string& name, int line_for_errors) {
   return append_params(ctx, fmt::format("{}: {}.constexpr", name, tl_prefix(ctx)), line_for_errors);
 }

@@ -54,9 +54,8 @@ const PyNode* passed_argument(const KernelContext& ctx, const PyNode& call, cons
 // last argument.
 TextEdit set_keyword(const PyNode& call, const std::string& name, const std::string& value);
 
-// The single `name = <expr>` assignment to a local name in `function` (nullptr when the name
-// is assigned zero or several times, or by anything but a plain Assign).
-const PyNode* single_assignment(const PyNode& function, const std::string& name);
+// The single `name = <expr>` assignment to a local name in `function` (pyast's).
+using tdx::single_assignment;
 
 // The tl.program_id axes the kernel multiplies by the parameter `name` (pid * NAME): the grid
 // dimensions that count blocks of it (-1 for a non-constant axis).

@@ -27,6 +27,7 @@ void register_builtin_recipes(RecipeRegistry& registry) {
   registry.add(make_reorder_tile_recipe());  // reorder-tile
   registry.add(make_rows_per_program_recipe());  // rows-per-program
   registry.add(make_split_reduction_recipe());  // split-reduction
+  registry.add(make_sum_in_kernel_recipe());  // sum-in-kernel
   registry.add(make_k_major_operand_recipe());  // k-major-operand
   registry.add(make_causal_loop_bound_recipe());  // causal-loop-bound
   registry.add(make_peel_causal_diagonal_recipe());  // peel-causal-diagonal

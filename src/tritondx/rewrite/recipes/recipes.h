@@ -31,6 +31,7 @@ std::unique_ptr<Recipe> make_group_program_order_recipe();  // group_program_ord
 std::unique_ptr<Recipe> make_reorder_tile_recipe();  // reorder_tile.cpp
 std::unique_ptr<Recipe> make_rows_per_program_recipe();  // rows_per_program.cpp
 std::unique_ptr<Recipe> make_split_reduction_recipe();  // split_reduction.cpp
+std::unique_ptr<Recipe> make_sum_in_kernel_recipe();  // sum_in_kernel.cpp
 std::unique_ptr<Recipe> make_k_major_operand_recipe();  // k_major_operand.cpp
 std::unique_ptr<Recipe> make_causal_loop_bound_recipe();  // causal_loop_bound.cpp
 std::unique_ptr<Recipe> make_peel_causal_diagonal_recipe();  // peel_causal_diagonal.cpp
