@@ -95,7 +95,8 @@ class Speller {
     auto value = of(d.value, depth + 1);
     if (d.stmt->type != "AugAssign" || !value) return value;
     const Definition* prev = view_.definition_at(name, d.stmt->line, d.stmt->col);  // `x += v`: x before, with v
-    if (!prev || prev == &d) return std::nullopt;
+    if (!prev) return view_.is_param(name) ? value : std::nullopt;  // `x_ptr += row * stride`: a scalar before
+    if (prev == &d) return std::nullopt;
     auto before = of_definition(*prev, name, depth + 1);
     return before ? broadcast(*before, *value) : std::nullopt;
   }
