@@ -9,8 +9,8 @@ std::string tune_variant_seconds(const nlohmann::json& variant) {
   if (!wall.is_number()) return "-";
   std::string out = fmt::format("{:.1f} s", wall.get<double>());
   std::string parts;
+  const auto phases = variant.value("phases_s", nlohmann::json::object());
   for (const char* phase : {"correctness", "integrity", "timing", "recheck", "graph"}) {
-    const auto phases = variant.value("phases_s", nlohmann::json::object());
     if (phases.is_object() && phases.contains(phase) && phases[phase].is_number())
       parts += fmt::format("{}{} {:.1f}", parts.empty() ? "" : ", ", phase, phases[phase].get<double>());
   }

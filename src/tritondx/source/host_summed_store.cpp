@@ -46,9 +46,9 @@ std::vector<std::string> stored_params(const KernelView& view) {
 std::expected<HostSummedStore, std::string> host_summed_store(const KernelView& view, const std::string& param) {
   HostSummedStore out;
   out.param = param;
-  for (const PyNode* op : view.calls({"tl.store", "tl.load", "tl.atomic_add", "tl.atomic_max", "tl.atomic_min",
-                                      "tl.atomic_xchg", "tl.atomic_cas", "tl.atomic_and", "tl.atomic_or",
-                                      "tl.atomic_xor"})) {
+  auto memops = view.loads();
+  for (const PyNode* w : view.writes()) memops.push_back(w);
+  for (const PyNode* op : memops) {
     const PyNode* pointer = KernelView::pointer_arg(*op);
     if (!pointer || view.root_pointer(*pointer) != param) continue;
     if (normalize_triton_name(call_name(*op)) != "tl.store")

@@ -114,6 +114,11 @@ class KernelView {
   std::vector<const PyNode*> calls(std::initializer_list<std::string_view> names) const;
   std::vector<const PyNode*> loads() const { return calls({"tl.load"}); }
   std::vector<const PyNode*> stores() const { return calls({"tl.store"}); }
+  // Every call that writes memory: tl.store and the tl.atomic_* updates, in source order.
+  std::vector<const PyNode*> writes() const {
+    return calls({"tl.store", "tl.atomic_add", "tl.atomic_max", "tl.atomic_min", "tl.atomic_xchg", "tl.atomic_cas",
+                  "tl.atomic_and", "tl.atomic_or", "tl.atomic_xor"});
+  }
   // Arguments of tl.load(pointer, mask, other) / tl.store(pointer, value, mask), by position or keyword.
   static const PyNode* pointer_arg(const PyNode& memop);
   static const PyNode* mask_arg(const PyNode& memop);

@@ -27,8 +27,7 @@ void RedundantLoadRule::check(const KernelContext& ctx, FindingSink& sink) const
   if (!has_l0_inputs(ctx)) return;
   KernelView view(ctx);
   auto loads = view.loads();
-  auto writers = view.calls({"tl.store", "tl.atomic_add", "tl.atomic_max", "tl.atomic_min", "tl.atomic_xchg",
-                             "tl.atomic_cas", "tl.atomic_and", "tl.atomic_or", "tl.atomic_xor"});
+  auto writers = view.writes();
   auto signature = [&](const PyNode& load) {
     const PyNode* p = KernelView::pointer_arg(load);
     const PyNode* m = KernelView::mask_arg(load);

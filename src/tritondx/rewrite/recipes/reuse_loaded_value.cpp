@@ -68,9 +68,7 @@ Expected<std::vector<TextEdit>> ReuseLoadedValueRecipe::edits(const RecipeInput&
       const PyNode* call = stmt_util::launch_call(ctx);
       const PyNode* loaded = call ? stmt_util::launch_argument(ctx, *call, root) : nullptr;
       if (!loaded) return refuse(fmt::format("the launch call does not show which tensor {} is", root));
-      for (const PyNode* w : view.calls({"tl.store", "tl.atomic_add", "tl.atomic_max", "tl.atomic_min",
-                                         "tl.atomic_xchg", "tl.atomic_cas", "tl.atomic_and", "tl.atomic_or",
-                                         "tl.atomic_xor"})) {
+      for (const PyNode* w : view.writes()) {
         if (std::tie(w->line, w->col) < std::tie(first->line, first->col) ||
             std::tie(w->line, w->col) > std::tie(second->line, second->col))
           continue;

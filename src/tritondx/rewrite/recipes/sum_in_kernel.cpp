@@ -77,6 +77,7 @@ Expected<std::vector<TextEdit>> SumInKernelRecipe::edits(const RecipeInput& in) 
     if (view.binds(name) || ctx.task->source.find(name) != std::string::npos)
       return refuse(fmt::format("the task already uses the name {}", name));
   auto site = TDX_TRY(launch_util::find_launch(ctx, line));
+  if (site.call != h.launch_call) return refuse("the launch the capture recorded is not the one the analysis found");
   const PyNode* grid = launch_util::grid_expression(site);
   if (!grid || grid->type != "Tuple" || grid->children_in("elts").empty() || grid->children_in("elts").size() > 3)
     return refuse("the grid is not a tuple of one to three dimensions written in the launch function");
