@@ -1,6 +1,7 @@
 // `tritondx bench` and the autotune-only grid on this machine (no GPU): results are written per
 // entry and kept across runs; the grid's variants are real rewrites of the initial source.
 #include <map>
+#include <set>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -200,6 +201,33 @@ TEST(AutotuneGrid, TriesSixteenWarpsOnAWideRowWithoutDot) {
   auto b = launch_grid(bridge, std::string(TRITONDX_SOURCE_DIR) + "/examples/matmul.py", mm.string(), 0, false);
   ASSERT_TRUE(b.has_value()) << b.error().to_string();
   for (const auto& v : b->variants) EXPECT_EQ(v.description.find("num_warps 16"), std::string::npos) << v.description;
+}
+
+// Liger's group norm reduces a 65536-element block per program at 4 warps: the grid also tries
+// the block at a quarter and an eighth of its size, and no num_warps that leaves a thread more
+// than 256 of its elements (2 and 4 warps: 1024 and 512).
+TEST(AutotuneGrid, ShrinksAWideBlockAndSkipsTheWarpsItWouldSpillAt) {
+  Bridge bridge(BridgeConfig::from_environment());
+  fs::path work = fresh_dir("grid-group-norm");
+  auto a = launch_grid(bridge, std::string(TRITONDX_SOURCE_DIR) + "/bench/corpus/liger/group_norm_fwd.py",
+                       work.string(), 0, false);
+  ASSERT_TRUE(a.has_value()) << a.error().to_string();
+  std::set<std::string> descriptions;
+  for (const auto& v : a->variants) descriptions.insert(v.description);
+  std::string refused;
+  for (const auto& r : a->refused) refused += r + "\n";
+  for (const char* block : {"BLOCK_SIZE 65536 -> 32768", "BLOCK_SIZE 65536 -> 16384", "BLOCK_SIZE 65536 -> 8192"})
+    EXPECT_TRUE(descriptions.count(block)) << block << "\nrefused:\n" << refused;
+  for (const auto& v : a->variants)
+    if (v.description == "BLOCK_SIZE 65536 -> 16384")
+      EXPECT_NE(read(v.path).find("min(16384, "), std::string::npos) << read(v.path);
+  for (const auto& d : descriptions) {
+    EXPECT_EQ(d.find("num_warps 2,"), std::string::npos) << d;
+    EXPECT_EQ(d.find("num_warps 4,"), std::string::npos) << d;
+  }
+  EXPECT_TRUE(descriptions.count("num_warps 8, num_stages 2")) << refused;
+  EXPECT_TRUE(descriptions.count("num_warps 16, num_stages 3")) << refused;
+  EXPECT_NE(refused.find("num_warps 2: 1024 elements of the 65536-element tile a thread"), std::string::npos) << refused;
 }
 
 // A 1024-wide row reduced per program (top-k's max/argmax rounds) and no tl.dot: the grid also

@@ -36,6 +36,20 @@ constexpr long long kWideTileElements = 4096;
 constexpr int kNarrowTileWarps = 1;
 constexpr long long kNarrowTileElements = 1024;
 
+// A tile without an MMA that leaves each thread more than this many elements spills to local
+// memory, and its compilation takes tens of seconds: such num_warps are not tried. On the H100,
+// Liger's JSD with a 32768-element block took 47 to 52 s to compile and check at 2 warps (512
+// elements a thread) and ran 10.3 ms, against 9.1 ms at 4 warps, 8.2 ms at 8 and 3.9 ms at 16
+// (results/gpu/corpus-2026-12-07-s27/call2-bench.log).
+constexpr long long kMaxElementsPerThread = 256;
+
+// A 1-D block this wide is also tried at a quarter and an eighth of its size: one halving at the
+// launch's num_warps often still spills, and the grid's later stages only start from a block that
+// beat the kernel as given. On the H100, Liger's group norm ran 1.24 ms with its 65536-element
+// block at 4 warps, 0.62 ms at 16 warps, and 0.14 ms with a 16384-element block at 16 warps
+// (results/gpu/corpus-2026-12-07-s27/probes-call4.txt).
+constexpr long long kWideBlock = 16384;
+
 long long tile_elements(const KernelContext& ctx) {
   long long elements = 1;
   for (const auto& b : ctx.launch->block_constexprs()) elements *= std::max(1LL, b.second);
@@ -123,7 +137,9 @@ std::vector<GridPoint> block_points(const LaunchInfo& launch) {
   }
   for (const auto& b : blocks) {
     if (m && n && (&b == m || &b == n)) continue;
-    for (double f : {0.5, 2.0, 4.0}) {
+    std::vector<double> factors{0.5, 2.0, 4.0};
+    if (blocks.size() == 1 && b.second >= kWideBlock) factors.insert(factors.end(), {0.25, 0.125});
+    for (double f : factors) {
       long long to = static_cast<long long>(b.second * f);
       if (to < 16 || to > 65536) continue;
       out.push_back({f < 1 ? "resize-block" : "grow-block",
@@ -293,7 +309,14 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
   std::vector<int> warps(std::begin(kWarps), std::end(kWarps));
   if (wide_tile_without_dot(*base.ctx)) warps.push_back(kWideTileWarps);
   if (narrow_reduction_without_dot(*base.ctx)) warps.insert(warps.begin(), kNarrowTileWarps);
+  const bool spills_below = l0::KernelView(*base.ctx).calls({"tl.dot"}).empty();
+  const long long base_tile = tile_elements(*base.ctx);
   for (int w : warps) {
+    if (spills_below && base_tile > kMaxElementsPerThread * 32 * w) {
+      out.refused.push_back(fmt::format("num_warps {}: {} elements of the {}-element tile a thread, more than {}: it would spill",
+                                        w, base_tile / (32 * w), base_tile, kMaxElementsPerThread));
+      continue;
+    }
     std::string warps_source = base.ctx->task->source;
     std::optional<Opened> warped;
     const KernelContext* ctx = base.ctx;
