@@ -304,6 +304,12 @@ def write_task(record, path, program, gpu=False):
     body += "\n\n# ---- the captured launch (tritondx capture)\n"
     body += ("# make_inputs draws CONFIGS[0], the most frequent configuration; make_test_inputs the others\n"
              "CONFIGS = json.loads(\"\"\"[\n" + ",\n".join(json.dumps(c) for c in specs) + "\n]\"\"\")\n")
+    # Tensors the kernel reads and writes (an update in place, an atomic accumulation): every
+    # check and timed call starts from the same data (docs/task-format.md).
+    mutates = [n for n in tensors if n in record.writes and n in record.reads]
+    if mutates:
+        body += ("\n# The kernel reads and writes these in place: each call starts from the drawn data\n"
+                 f"MUTATES = ({', '.join(repr(n) for n in mutates)},)\n")
     body += "\n\ndef launch(" + ", ".join(params) + "):\n"
     body += f"    grid = {grid}\n"
     body += f"    {fn.fn.__name__}[grid](" + ", ".join(call_args + kwargs) + ")\n"

@@ -30,7 +30,7 @@ from . import captured_task, kernelbench
 from .capture import _patched_runtime
 from .cuda_emulation import emulated_cuda
 from .inductor_capture import inductor_launches, timer_label
-from .kernel_writes import written_params
+from .kernel_writes import read_params, written_params
 
 _STAT_SAMPLE = 1 << 16
 _FEW_VALUES = 256
@@ -120,6 +120,7 @@ class KernelRecord:
     def __init__(self, fn):
         self.fn = fn
         self.writes = written_params(fn)
+        self.reads = read_params(fn)
         self.calls = 0
         self.configs = {}  # key -> {"count", "args", "constexprs", "grid", "options", "autotune", "bytes"}
         self.order = []

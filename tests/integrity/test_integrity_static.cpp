@@ -172,6 +172,16 @@ TEST(IntegrityStatic, AliasedImportsAreResolved) {
   EXPECT_TRUE(has(vs, "integrity-torch-compute")) << describe(vs);
 }
 
+// sum-in-kernel's launch sums its partials with the method where the original summed the buffer
+// with the function: the same computation. A method the original never used is still refused.
+TEST(IntegrityStatic, ATorchFunctionAndItsTensorMethodAreOneComputation) {
+  const fs::path summed = kRoot / "tests" / "rules" / "l0" / "l0-host-summed-output" / "fires.py";
+  auto method = check_edits(summed, summed, {{"return torch.sum(loss)", "return loss.sum()"}});
+  EXPECT_FALSE(has(method, "integrity-torch-compute")) << describe(method);
+  auto other = check_edits(summed, summed, {{"return torch.sum(loss)", "return loss.mean() * loss.numel()"}});
+  EXPECT_TRUE(has(other, "integrity-torch-compute")) << describe(other);
+}
+
 TEST(IntegrityStatic, ChoosingBetweenImportsIsNotAFallback) {
   // Liger-Kernel's layer_norm.py picks libdevice's rsqrt this way.
   auto vs = check_edit("vector_add.py", "import triton.language as tl\n",

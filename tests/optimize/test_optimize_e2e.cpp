@@ -320,7 +320,8 @@ TEST(OptimizeE2E, LaunchTuningRunsLastAndItsWinnerIsACandidate) {
   const auto& variants = report["tune"]["variants"];
   EXPECT_GE(variants.size(), 8u);  // num_warps {2,4,8} x num_stages {2,3,4}, less the launch as given
   EXPECT_EQ(report["tune_evaluations"].get<int>(), static_cast<int>(variants.size()));
-  EXPECT_TRUE(report["tune_rival"].is_null()) << report["tune_rival"].dump(2);  // its one candidate descends from it
+  // Its one candidate descends from it, and the finding it targeted estimated no gain.
+  EXPECT_TRUE(report["tune_rival"].is_null()) << report["tune_rival"].dump(2);
   EXPECT_NE(report["tune"]["config"].get<std::string>().find("num_warps 8, num_stages 4"), std::string::npos)
       << report["tune"].dump(2);
   // A block won stage 1 (the grown tile at 8 warps), so BLOCK_K is tried again on the winner.
@@ -412,6 +413,37 @@ TEST(OptimizeE2E, LaunchTuningAlsoTunesARivalWithinFivePercent) {
   EXPECT_EQ(best["parent"], report["tune_rival"]["from_candidate"]);
   EXPECT_NEAR(report["speedup"].get<double>(), 1.0 / (0.97 * 0.6 * 0.5 * 0.9), 1e-6);
   EXPECT_NE(read(out / "report.md").find("## Launch tuning of the rival"), std::string::npos);
+}
+
+// No rewrite beats the kernel as given at its launch: sum-in-kernel's candidate is 3% slower on the
+// stand-in, though its finding estimated a 2.5x gain (l0-host-summed-output's traffic ratio), and
+// tuned it runs twice as fast again at 8 warps. So Liger's JSD went on the H100: sum-in-kernel's
+// candidate spilled at the given launch as the original did, and once tuned ran 2x faster than the
+// tuned original. The rewrite is tuned as the rival, and its tuned variant becomes the best.
+TEST(OptimizeE2E, LaunchTuningTunesARewriteThatLostOnlyAtTheGivenLaunch) {
+  fs::path out = fresh_dir("tune_rewrite_of_original");
+  const std::string factors =
+      nlohmann::json::array({nlohmann::json::array({"sum_partials", 1.03}),
+                             nlohmann::json::array({R"((?s)(?=.*sum_partials)(?=.*num_warps\s*=\s*8\b))", 0.5})})
+          .dump();
+  std::vector<std::string> args{TRITONDX_BINARY, "optimize",
+                                std::string(TRITONDX_SOURCE_DIR) + "/tests/rules/l0/l0-host-summed-output/fires.py",
+                                "--gpu", "on", "--no-profile", "--max-candidates", "1", "--out", out.string()};
+  auto r = run(args, cli_test::stand_in_gpu({{"STAND_IN_FACTORS", factors}}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(read(out / "report.json"));
+  ASSERT_EQ(report["candidates"].size(), 4u) << report.dump(2);  // the original, sum-in-kernel, each tuned
+  EXPECT_EQ(report["candidates"][1]["recipe"], "sum-in-kernel");
+  ASSERT_TRUE(report["tune_rival"].is_object()) << report.dump(2);
+  EXPECT_EQ(report["tune"]["from_candidate"], report["candidates"][0]["id"]);
+  EXPECT_EQ(report["tune_rival"]["from_candidate"], report["candidates"][1]["id"]);
+  nlohmann::json best;
+  for (const auto& c : report["candidates"])
+    if (c["id"] == report["best"]) best = c;
+  ASSERT_TRUE(best.is_object()) << report.dump(2);
+  EXPECT_EQ(best["recipe"], "launch-tune");
+  EXPECT_EQ(best["parent"], report["candidates"][1]["id"]);
+  EXPECT_NEAR(report["speedup"].get<double>(), 1.0 / (1.03 * 0.6 * 0.5 * 0.9), 1e-6);
 }
 
 // The grid's fastest variant beats the kernel by less than --min-gain (1.5%): it is kept when
@@ -593,6 +625,9 @@ TEST(OptimizeE2E, TimeWaitingForASharedGpuIsNotSpentFromTheBudget) {
   auto control_report = nlohmann::json::parse(read(control / "report.json"));
   EXPECT_NE(control_report["stop_reason"].get<std::string>().find("time budget"), std::string::npos)
       << control_report["stop_reason"];
+  // The budget counts from the end of the original's evaluation (which alone takes longer than
+  // 1 s): one candidate of its diagnosis is still evaluated.
+  EXPECT_EQ(control_report["candidates"].size(), 2u) << control_report["candidates"].dump(2);
 }
 
 }  // namespace

@@ -165,13 +165,17 @@ def test_kernel_writes_follow_assignments_and_helpers_not_loaded_indices():
     code = f"""
 import sys; sys.path.insert(0, {FIXTURES!r})
 import toy_kernels as t
-from tritondx_bridge.kernel_writes import written_params
+from tritondx_bridge.kernel_writes import read_params, written_params
 print(sorted(written_params(t.scaled_square_kernel)), sorted(written_params(t.gather_kernel.fn)))
+print(sorted(read_params(t.scaled_square_kernel)), sorted(read_params(t.gather_kernel.fn)))
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=120)
     assert done.returncode == 0, done.stderr
     # BLOCK appears in the address (offs = pid * BLOCK + ...); idx_ptr only through a loaded value.
-    assert done.stdout.strip() == "['BLOCK', 'out_ptr'] ['BLOCK', 'out_ptr']"
+    writes, reads = done.stdout.strip().splitlines()
+    assert writes == "['BLOCK', 'out_ptr'] ['BLOCK', 'out_ptr']"
+    # The table's address reads the loaded rows, and the loaded rows' address reads idx_ptr.
+    assert reads == "['BLOCK', 'x_ptr'] ['BLOCK', 'dim', 'idx_ptr', 'table_ptr']"
 
 
 def test_the_python_api_captures_a_block_of_the_program(tmp_path):
@@ -208,6 +212,10 @@ def test_a_library_kernel_is_captured_into_a_task_that_verifies(tmp_path, entry)
     else:
         assert "Y_stride, None, loss_ptr, None, loss_stride" in text and "lse_square_scale=0.0" in text
         assert '"sentinels": [-100]' in text or '"values": [-100' in text
+        # The kernel overwrites the logits with their gradient: each call starts from the drawn logits.
+        assert "\nMUTATES = ('X_ptr',)\n" in text
+    if entry == "flaggems/softmax":
+        assert "MUTATES" not in text
     [line] = verify_on_cpu(tmp_path, kernel["task"])
     assert line.get("passed"), line
 

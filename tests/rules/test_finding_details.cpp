@@ -100,6 +100,15 @@ TEST(FindingDetails, IntDivModProposesConstexprDivisorOnlyForPowersOfTwo) {
   }
 }
 
+// The host-summed buffer's gain is the traffic ratio of the launch: x and y (512 x 8192 fp32) and the
+// int64 labels once each, beside the fp32 loss buffer's three passes (zero fill, store, sum).
+TEST(FindingDetails, HostSummedOutputGainIsTheLaunchsTrafficRatio) {
+  auto findings = findings_of("l0-host-summed-output", "tests/rules/l0/l0-host-summed-output/fires.py");
+  ASSERT_EQ(findings.size(), 1u);
+  const double buffer = 512.0 * 8192 * 4, others = 2 * buffer + 512 * 8;
+  EXPECT_NEAR(findings[0].estimated_gain.value_or(0), (others + 3 * buffer) / others, 1e-9);
+}
+
 // The scan-then-propagate finding quotes both launches and the load that reads the local scans
 // back, and its gain is the traffic ratio: (4 + 3 x 4) / (2 x 4 + 4) bytes for fp32.
 TEST(FindingDetails, ScanThenPropagateQuotesBothLaunchesAndTheTrafficRatio) {

@@ -1,6 +1,7 @@
 // integrity-torch-compute: host code that computes with PyTorch (torch.* functions beyond
 // allocation, views and metadata; tensor compute methods; the @ operator), unless the
-// original's host code already did the same. Allowed torch names are a list of prefixes.
+// original's host code already did the same (a function and the tensor method of the same name
+// count as one). Allowed torch names are a list of prefixes.
 #include <set>
 
 #include "tritondx/integrity/check_context.h"
@@ -89,11 +90,24 @@ std::vector<TorchUse> torch_uses(const ModuleFacts& facts) {
   return out;
 }
 
+// The other spelling of the same computation: `torch.sum` for the method `.sum` and the other way
+// round (`torch.sum(loss)` in the original allows `partials.sum()`); "" for names with none.
+std::string same_computation(const std::string& name) {
+  if (name.starts_with(".")) return "torch" + name;
+  std::string_view rest = std::string_view(name).substr(std::min(name.size(), std::string_view("torch.").size()));
+  if (name.starts_with("torch.") && std::ranges::find(kComputeMethods, rest) != std::end(kComputeMethods))
+    return "." + std::string(rest);
+  return "";
+}
+
 }  // namespace
 
 void check_torch_compute(const CheckContext& ctx, Sink& sink) {
   std::set<std::string> original_uses;
-  for (const auto& u : torch_uses(ctx.original)) original_uses.insert(u.name);
+  for (const auto& u : torch_uses(ctx.original)) {
+    original_uses.insert(u.name);
+    if (std::string other = same_computation(u.name); !other.empty()) original_uses.insert(other);
+  }
   for (const auto& u : torch_uses(ctx.candidate)) {
     if (original_uses.contains(u.name)) continue;
     if (u.name == "@") {

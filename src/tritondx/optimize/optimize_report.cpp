@@ -188,8 +188,10 @@ std::string render_optimize_markdown(const OptimizeResult& r) {
                                            n.target_gone ? (*n.target_gone ? "target gone" : "target still there") : "");
     for (auto& c : result)
       if (c == '\n' || c == '|') c = ' ';
-    md += fmt::format("| {} | {} | `{}` | {} (line {}) | {} | {} |\n", n.id, n.parent, n.candidate.recipe, targets,
-                      n.candidate.target_loc.line, n.status, result.size() > 300 ? result.substr(0, 297) + "..." : result);
+    const int line = n.candidate.target_loc.line;  // 0: no finding targeted (launch-tune)
+    md += fmt::format("| {} | {} | `{}` | {}{} | {} | {} |\n", n.id, n.parent, n.candidate.recipe, targets,
+                      line ? fmt::format(" (line {})", line) : "", n.status,
+                      result.size() > 300 ? result.substr(0, 297) + "..." : result);
   }
   auto tune_section = [&](const nlohmann::json& tune, const std::string& title, const std::string& which) {
     if (!tune.is_object()) return;
@@ -204,7 +206,7 @@ std::string render_optimize_markdown(const OptimizeResult& r) {
   };
   tune_section(r.tune, "Launch tuning", "candidate");
   tune_section(r.tune_rival, "Launch tuning of the rival",
-               "the best kernel's rival (the fastest candidate off its line, within 5% of it), candidate");
+               "the best kernel's rival (the fastest candidate off its line, or, when it is the kernel as given, a rewrite its diagnosis expected a gain from, within 5% of it), candidate");
   if (r.tune.is_object() || r.tune_rival.is_object()) {
     double wall_s = 0;
     for (const auto* t : {&r.tune, &r.tune_rival})

@@ -42,6 +42,7 @@ ProgressPrinter::~ProgressPrinter() {
 void ProgressPrinter::candidate(const CandidateProgress& p) {
   std::lock_guard lock(mutex_);
   evaluated_ = p.evaluated;
+  if (p.budget > 0) budget_ = p.budget;
   if (p.evaluated > 0) best_ = fmt::format("best: candidate {} ({})", p.best_id, p.best);
   if (live_) out_ << kClearLine;
   out_ << progress_line(p) << "\n";

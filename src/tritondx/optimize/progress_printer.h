@@ -32,7 +32,7 @@ class ProgressPrinter {
 
   std::ostream& out_;
   const bool live_;
-  const double budget_;
+  double budget_;  // --max-seconds, then also the original's evaluation once it is known
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -153,7 +153,7 @@ void Search::report_progress(size_t index) const {
   p.evaluated = static_cast<int>(r_.nodes.size()) - 1;
   p.max_candidates = o_.max_candidates;
   p.elapsed = elapsed();
-  p.budget = o_.max_seconds;
+  p.budget = o_.max_seconds + budget_from_;  // against p.elapsed, which counts the original's evaluation
   o_.on_candidate(p);
 }
 
@@ -178,12 +178,6 @@ std::optional<size_t> Search::next_frontier() {
   }
 }
 
-double Search::waited() const { return bridge_gpu_lock_wait_seconds() - waited_at_start_; }
-
-double Search::elapsed() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() - waited();
-}
-
 bool Search::budget_left(std::string& why) const {
   int evaluated = static_cast<int>(r_.nodes.size()) - 1;  // the original is not a candidate
   if (evaluated >= o_.max_candidates) {
@@ -192,7 +186,7 @@ bool Search::budget_left(std::string& why) const {
   }
   // Waiting for a GPU that other bench workers hold is their time, not this search's.
   double waited = this->waited();
-  double elapsed = this->elapsed();
+  double elapsed = budget_spent();
   if (elapsed >= o_.max_seconds) {
     why = waited > 0.5 ? fmt::format("the time budget is spent ({:.0f} s, not counting {:.0f} s waiting for the "
                                      "shared GPU)", elapsed, waited)
@@ -223,11 +217,11 @@ Expected<DiagnosisSession*> Search::session_for(size_t index) {
   // A node the budget left cannot both profile and follow with a candidate is expanded from its
   // stored diagnosis: the candidate is worth more than the counters (matmul_bf16_square on the
   // H200 spent its last 25 s profiling its best node and evaluated nothing after it).
-  if (profile && !costs_.affords_profile(elapsed(), o_.max_seconds)) {
+  if (profile && !costs_.affords_profile(budget_spent(), o_.max_seconds)) {
     profile = false;
     note_once(fmt::format("candidate {}: expanded from its stored diagnosis, without a new profile: the {:.0f} s left "
                           "of the time budget would not also pay for a candidate after it",
-                          n.id, o_.max_seconds - elapsed()));
+                          n.id, o_.max_seconds - budget_spent()));
   }
   EvaluateOptions options = eval_options(profile, false, profile, index == 0);
   // Unmeasured now, it is diagnosed with the config its autotuner chose when it was measured.

@@ -75,7 +75,8 @@ struct OptimizeResult {
   // run on the GPU as well (tune_evaluations), and the fastest, if it beat that kernel, was
   // evaluated in full as a candidate (recipe "launch-tune").
   nlohmann::json tune;
-  // The same grid on the best kernel's rival (a node off its line within 5% of it), null when it
+  // The same grid on the best kernel's rival (a node off its line, or, when the best is the kernel
+  // as given, a rewrite its diagnosis expected a gain from, within 5% of it), null when it
   // had none; tune_evaluations counts both grids.
   nlohmann::json tune_rival;
   // The fastest variant's source when `tune` ran on the task as given (nodes.front()), whether

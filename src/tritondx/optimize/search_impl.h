@@ -53,6 +53,7 @@ class Search {
   bool budget_left(std::string& why) const;
   // Seconds of the time budget spent so far (waiting for a GPU other bench workers hold is not).
   double elapsed() const;
+  double budget_spent() const;  // elapsed() since budget_from_
   // Seconds this search has waited for a GPU other bench workers held.
   double waited() const;
   // Keeps what came of an attempt (AttemptRecord), one record per finding it targeted.
@@ -104,6 +105,7 @@ class Search {
   std::set<long long> llm_asked_;  // (candidate, escalation) pairs the LLM was asked about
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   double waited_at_start_ = bridge_gpu_lock_wait_seconds();
+  double budget_from_ = 0;  // elapsed() when the original kernel was settled: the time budget counts from it
   EvaluationCosts costs_;
   std::optional<size_t> expanding_;  // the node expand() is working on
 };

@@ -125,6 +125,7 @@ Expected<void> Search::start_or_resume() {
 }
 
 Expected<void> Search::settle_original() {
+  budget_from_ = elapsed();
   if (r_.gpu && !r_.nodes.front().score.measured && r_.nodes.front().evaluation.value("gpu_missing", false)) {
     r_.gpu = false;
     r_.notes.push_back("no GPU visible: candidates are compiled and re-diagnosed, but correctness and timing are "

@@ -19,8 +19,26 @@ namespace tdx::search_detail {
 
 namespace fs = std::filesystem;
 
+// The gain the diagnosis expected from a node's rewrite: the estimated gain of the parent's finding
+// it targeted (same rule, same line), 0 when that finding gave none.
+static double expected_gain(const SearchNode& n, const std::vector<SearchNode>& nodes) {
+  if (n.candidate.targets.empty()) return 0;
+  for (const auto& p : nodes)
+    if (p.id == n.parent)
+      for (const auto& f : p.findings)
+        if (f.rule_id == n.candidate.targets.front() && f.loc.line == n.candidate.target_loc.line && f.estimated_gain)
+          return *f.estimated_gain;
+  return 0;
+}
+
 // A rival of the best node: the fastest measured node off the best's line (neither its ancestor
-// nor its descendant) within kRivalMargin of it. Rewrites of different structure can rank
+// nor its descendant) within kRivalMargin of it. When no rewrite beat the kernel as given, a rewrite
+// its diagnosis expected to gain from (an estimated gain above --min-gain) is a rival too: timed at
+// the given launch, it may lose only to that launch. On the H100, Liger's JSD after sum-in-kernel,
+// with the given 65536-element block at 4 warps, spills as the kernel as given does; tuned (a
+// 16384-element block, 16 warps) it ran 0.50 ms, against 1.03 ms for the kernel as given, tuned
+// (results/gpu/corpus-2026-12-07-s27). Rewrites without an expected gain are not tuned again: the
+// grid would mostly repeat the original's. Rewrites of different structure can rank
 // differently once tuned: on the H200, topk_rows_k8's tl.topk form beat the fused max/argmax
 // rounds by 2% at 4 warps, and lost to them by 12% when both ran at 1 warp
 // (bench/results/logs/2026-12-05-h200-recipe-variants.txt).
@@ -35,7 +53,7 @@ std::optional<size_t> Search::tuning_rival(size_t best) const {
     const SearchNode& n = r_.nodes[i];
     if (on(best_line, i) || n.status == "rejected" || !n.score.measured) continue;
     if (n.score.median_ms > b.score.median_ms * (1 + kRivalMargin)) continue;
-    if (on(line_of(i), best)) continue;  // a descendant of the best
+    if (on(line_of(i), best) && (best != 0 || expected_gain(n, r_.nodes) < 1 + o_.min_gain)) continue;
     if (!rival || better(n.score, r_.nodes[*rival].score)) rival = i;
   }
   return rival;

@@ -195,15 +195,17 @@ std::string render_optimize_html(const json& report) {
       result = fmt::format("{}: {}", esc(r, "stage"), esc(r, "reason"));
     else
       result = time_html(c.value("score", json()));
-    body += fmt::format("<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>{} (line {})</td><td>{}</td><td>{}"
+    const int line = c.value("target_line", 0);  // 0: no finding targeted (launch-tune)
+    body += fmt::format("<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}{}</td><td>{}</td><td>{}"
                         "</td></tr>\n",
                         c.value("id", 0), c["parent"].is_number() ? std::to_string(c["parent"].get<long long>()) : "",
-                        esc(c, "recipe"), html_escape(targets), c.value("target_line", 0), html_escape(status), result);
+                        esc(c, "recipe"), html_escape(targets), line ? fmt::format(" (line {})", line) : "",
+                        html_escape(status), result);
   }
   body += "</table>\n";
   body += tune_html(report.value("tune", json()), "Launch tuning", "candidate");
   body += tune_html(report.value("tune_rival", json()), "Launch tuning of the rival",
-                    "the best kernel's rival (the fastest candidate off its line, within 5% of it), candidate");
+                    "the best kernel's rival (the fastest candidate off its line, or, when it is the kernel as given, a rewrite its diagnosis expected a gain from, within 5% of it), candidate");
   if (report.value("tune", json()).is_object() || report.value("tune_rival", json()).is_object()) {
     double tune_wall = 0;
     for (const char* key : {"tune", "tune_rival"})

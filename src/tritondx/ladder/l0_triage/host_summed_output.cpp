@@ -21,6 +21,20 @@ class HostSummedOutputRule final : public L0Rule {
   void check(const KernelContext& ctx, FindingSink& sink) const override;
 };
 
+struct Traffic {
+  double buffer = 0, others = 0;  // bytes of the summed buffer, and of the launch's other tensors
+};
+
+// The launch's tensors as captured: the buffer makes three passes (the zero fill, the kernel's
+// store, the host's sum) that one partial per program removes; the others are read or written once.
+Traffic launch_traffic(const LaunchInfo& launch, const std::string& param) {
+  Traffic t;
+  if (!launch.args.is_object()) return t;
+  for (const auto& [name, a] : launch.args.items())
+    if (a.is_object() && a.value("kind", "") == "tensor") (name == param ? t.buffer : t.others) += a.value("bytes", 0.0);
+  return t;
+}
+
 void HostSummedOutputRule::check(const KernelContext& ctx, FindingSink& sink) const {
   if (!has_l0_inputs(ctx)) return;
   KernelView view(ctx);
@@ -37,6 +51,15 @@ void HostSummedOutputRule::check(const KernelContext& ctx, FindingSink& sink) co
     f.evidence.push_back(view.source(h.sum->line, fmt::format("`{}`'s only use after the launch: a full sum",
                                                               h.buffer)));
     f.evidence.push_back(view.launch_evidence(fmt::format("{} programs", view.launch().programs())));
+    const Traffic t = launch_traffic(view.launch(), param);
+    if (t.buffer > 0 && t.others > 0) {
+      // An upper bound: what the launch gains if its time is its memory traffic.
+      f.estimated_gain = (t.others + 3 * t.buffer) / t.others;
+      f.evidence.push_back(view.launch_evidence(
+          fmt::format("`{}` holds {:.1f} MB, passed over three times, beside {:.1f} MB for the launch's other tensors: "
+                      "up to {:.2f}x less traffic",
+                      h.buffer, t.buffer / 1e6, t.others / 1e6, *f.estimated_gain)));
+    }
     f.cause = fmt::format("the reduction of the stored values is left to the host, so `{}` holds one value per "
                           "element where one partial sum per program would do",
                           h.buffer);
