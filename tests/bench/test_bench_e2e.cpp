@@ -227,7 +227,7 @@ TEST(AutotuneGrid, ShrinksAWideBlockAndSkipsTheWarpsItWouldSpillAt) {
   }
   EXPECT_TRUE(descriptions.count("num_warps 8, num_stages 2")) << refused;
   EXPECT_TRUE(descriptions.count("num_warps 16, num_stages 3")) << refused;
-  EXPECT_NE(refused.find("num_warps 2: 1024 elements of the 65536-element tile a thread"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("num_warps 2: a thread would hold 1024 elements of the 65536-element tile"), std::string::npos) << refused;
 }
 
 // A 1024-wide row reduced per program (top-k's max/argmax rounds) and no tl.dot: the grid also

@@ -29,6 +29,7 @@ inline constexpr auto kRecipeIds = std::to_array<std::string_view>({
     "reduce-then-scan",     "round-by-truncation",     "reciprocal-division",    "bitonic-topk",
     "divisibility-by-construction", "tma-persistent",  "set-maxnreg",            "wgmma-tile",
     "reduce-after-loop",    "sum-in-kernel",
+    "split-row",
 });
 
 constexpr bool is_recipe_id(std::string_view id) {

@@ -313,7 +313,8 @@ Expected<LaunchGrid> launch_grid(const Bridge& bridge, const std::string& task_p
   const long long base_tile = tile_elements(*base.ctx);
   for (int w : warps) {
     if (spills_below && base_tile > kMaxElementsPerThread * 32 * w) {
-      out.refused.push_back(fmt::format("num_warps {}: {} elements of the {}-element tile a thread, more than {}: it would spill",
+      out.refused.push_back(fmt::format("num_warps {}: a thread would hold {} elements of the {}-element tile (more "
+                                        "than {}: it spills)",
                                         w, base_tile / (32 * w), base_tile, kMaxElementsPerThread));
       continue;
     }

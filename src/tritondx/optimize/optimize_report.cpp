@@ -206,7 +206,8 @@ std::string render_optimize_markdown(const OptimizeResult& r) {
   };
   tune_section(r.tune, "Launch tuning", "candidate");
   tune_section(r.tune_rival, "Launch tuning of the rival",
-               "the best kernel's rival (the fastest candidate off its line, or, when it is the kernel as given, a rewrite its diagnosis expected a gain from, within 5% of it), candidate");
+               "the best kernel's rival (the fastest candidate off its line, or, when it is the kernel as given, "
+               "a rewrite its diagnosis expected a gain from, within 5% of it), candidate");
   if (r.tune.is_object() || r.tune_rival.is_object()) {
     double wall_s = 0;
     for (const auto* t : {&r.tune, &r.tune_rival})

@@ -51,9 +51,9 @@ class Search {
     return made && !made->enables().empty();
   }
   bool budget_left(std::string& why) const;
-  // Seconds of the time budget spent so far (waiting for a GPU other bench workers hold is not).
+  // Seconds since the search started, less the time waiting for a GPU other bench workers held.
   double elapsed() const;
-  double budget_spent() const;  // elapsed() since budget_from_
+  double budget_spent() const;  // elapsed() since budget_from_: the time budget's seconds spent
   // Seconds this search has waited for a GPU other bench workers held.
   double waited() const;
   // Keeps what came of an attempt (AttemptRecord), one record per finding it targeted.

@@ -205,7 +205,8 @@ std::string render_optimize_html(const json& report) {
   body += "</table>\n";
   body += tune_html(report.value("tune", json()), "Launch tuning", "candidate");
   body += tune_html(report.value("tune_rival", json()), "Launch tuning of the rival",
-                    "the best kernel's rival (the fastest candidate off its line, or, when it is the kernel as given, a rewrite its diagnosis expected a gain from, within 5% of it), candidate");
+                    "the best kernel's rival (the fastest candidate off its line, or, when it is the kernel as "
+                    "given, a rewrite its diagnosis expected a gain from, within 5% of it), candidate");
   if (report.value("tune", json()).is_object() || report.value("tune_rival", json()).is_object()) {
     double tune_wall = 0;
     for (const char* key : {"tune", "tune_rival"})

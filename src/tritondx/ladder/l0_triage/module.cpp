@@ -9,6 +9,7 @@ void register_l0_rules(RuleRegistry& registry) {
   registry.add(make_int64_index_math_rule());                 // l0-int64-index-math
   registry.add(make_interleaved_pair_access_rule());           // l0-interleaved-pair-access
   registry.add(make_load_without_other_in_reduction_rule());  // l0-load-without-other-in-reduction
+  registry.add(make_long_row_per_program_rule());             // l0-long-row-per-program
   registry.add(make_mask_blocks_vectorization_rule());        // l0-mask-blocks-vectorization
   registry.add(make_masked_lanes_rule());                     // l0-masked-lanes
   registry.add(make_missing_alignment_hints_rule());          // l0-missing-alignment-hints

@@ -13,6 +13,7 @@ std::unique_ptr<Rule> make_fully_masked_iterations_rule();
 std::unique_ptr<Rule> make_causal_mask_every_block_rule();
 std::unique_ptr<Rule> make_int64_index_math_rule();
 std::unique_ptr<Rule> make_load_without_other_in_reduction_rule();
+std::unique_ptr<Rule> make_long_row_per_program_rule();
 std::unique_ptr<Rule> make_mask_blocks_vectorization_rule();
 std::unique_ptr<Rule> make_masked_lanes_rule();
 std::unique_ptr<Rule> make_missing_alignment_hints_rule();

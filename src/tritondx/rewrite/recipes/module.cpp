@@ -46,6 +46,7 @@ void register_builtin_recipes(RecipeRegistry& registry) {
   registry.add(make_set_maxnreg_recipe());  // set-maxnreg
   registry.add(make_wgmma_tile_recipe());  // wgmma-tile
   registry.add(make_reduce_after_loop_recipe());  // reduce-after-loop
+  registry.add(make_split_row_recipe());  // split-row
 }
 
 }  // namespace tdx

@@ -50,5 +50,6 @@ std::unique_ptr<Recipe> make_tma_persistent_recipe();  // tma_persistent.cpp
 std::unique_ptr<Recipe> make_set_maxnreg_recipe();  // set_maxnreg.cpp
 std::unique_ptr<Recipe> make_wgmma_tile_recipe();  // wgmma_tile.cpp
 std::unique_ptr<Recipe> make_reduce_after_loop_recipe();  // reduce_after_loop.cpp
+std::unique_ptr<Recipe> make_split_row_recipe();  // split_row.cpp
 
 }  // namespace tdx
