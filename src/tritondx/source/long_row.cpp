@@ -46,6 +46,7 @@ std::expected<LongRow, std::string> long_row(const KernelView& view) {
     if (is_call_to(*c, "tl.num_programs"))
       return no(fmt::format("line {}: the kernel reads tl.num_programs, which a second grid axis would change", c->line));
     const PyNode* axis = argument(*c, 0);
+    if (!axis) axis = keyword(*c, "axis");
     if (!axis || int_constant(*axis) != 0)
       return no(fmt::format("line {}: the kernel reads a program id other than tl.program_id(0)", c->line));
   }
