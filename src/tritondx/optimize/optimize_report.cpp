@@ -22,14 +22,6 @@ const SearchNode* node_by_id(const OptimizeResult& r, long long id) {
   return nullptr;
 }
 
-// The finding of `parent` that the rewrite of `child` targeted.
-const Finding* targeted_finding(const SearchNode& parent, const SearchNode& child) {
-  for (const auto& f : parent.findings)
-    for (const auto& t : child.candidate.targets)
-      if (f.rule_id == t && f.loc.line == child.candidate.target_loc.line) return &f;
-  return nullptr;
-}
-
 std::string time_text(const Score& s) {
   if (s.measured) return fmt::format("{:.4f} ms (p10 {:.4f}, p90 {:.4f}, {} reps)", s.median_ms, s.p10_ms, s.p90_ms, s.reps);
   if (s.static_seconds > 0) return fmt::format("not measured (static estimate {:.4f} ms)", s.static_seconds * 1e3);

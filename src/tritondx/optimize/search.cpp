@@ -484,6 +484,13 @@ Expected<OptimizeResult> Search::run() {
 
 }  // namespace search_detail
 
+const Finding* targeted_finding(const SearchNode& parent, const SearchNode& child) {
+  for (const auto& f : parent.findings)
+    for (const auto& t : child.candidate.targets)
+      if (f.rule_id == t && f.loc.line == child.candidate.target_loc.line) return &f;
+  return nullptr;
+}
+
 Expected<OptimizeResult> optimize(const Bridge& bridge, const OptimizeOptions& options) {
   search_detail::Search search(bridge, options);
   return search.run();

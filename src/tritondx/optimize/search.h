@@ -54,6 +54,10 @@ struct AttemptRecord {
   std::string reason;
 };
 
+// The finding of `parent` that the rewrite of `child` targeted (one of its rules, on its line), or
+// nullptr.
+const Finding* targeted_finding(const SearchNode& parent, const SearchNode& child);
+
 struct OptimizeResult {
   std::string task_path;
   std::string out_dir;

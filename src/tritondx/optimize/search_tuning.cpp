@@ -20,14 +20,11 @@ namespace tdx::search_detail {
 namespace fs = std::filesystem;
 
 // The gain the diagnosis expected from a node's rewrite: the estimated gain of the parent's finding
-// it targeted (same rule, same line), 0 when that finding gave none.
+// it targeted, 0 when that finding gave none.
 static double expected_gain(const SearchNode& n, const std::vector<SearchNode>& nodes) {
-  if (n.candidate.targets.empty()) return 0;
   for (const auto& p : nodes)
     if (p.id == n.parent)
-      for (const auto& f : p.findings)
-        if (f.rule_id == n.candidate.targets.front() && f.loc.line == n.candidate.target_loc.line && f.estimated_gain)
-          return *f.estimated_gain;
+      if (const Finding* f = targeted_finding(p, n); f && f->estimated_gain) return *f->estimated_gain;
   return 0;
 }
 

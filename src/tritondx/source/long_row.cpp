@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "tritondx/source/block_index.h"
 #include "tritondx/source/retiling.h"
 
 namespace tdx::l0 {
@@ -10,27 +11,19 @@ namespace {
 
 std::unexpected<std::string> no(std::string why) { return std::unexpected(std::move(why)); }
 
-bool is_call_to(const PyNode& n, std::string_view name) {
-  return n.type == "Call" && normalize_triton_name(call_name(n)) == name;
-}
-
-// The parameter a mask bounds the row with: `offsets < n` where offsets flows from the arange.
-// "" when the mask has no such comparison, "?" when it bounds the row by two different names.
+// The parameter a mask bounds the row with: a conjunct `offsets < n` (block_index's mask_bound)
+// whose offsets flow from the arange. "" when the mask has no such conjunct, "?" when it bounds the
+// row by two different names.
 std::string mask_extent(const KernelView& view, const PyNode& mask, const PyNode& arange) {
   std::string extent;
-  view.visit_flow(mask, [&](const PyNode& n) {
-    if (n.type != "Compare") return true;
-    auto right = n.children_in("comparators");
-    const PyNode* left = n.child("left");
-    if (!left || right.size() != 1 || right[0]->type != "Name" ||
-        n.fields.value("ops", nlohmann::json::array()) != nlohmann::json::array({"Lt"}))
-      return true;
-    if (!view.flows_from(*left, [&](const PyNode& x) { return &x == &arange; })) return true;
-    const std::string name = right[0]->str_field("id");
-    if (!view.is_param(name)) return true;
+  for (const PyNode* conjunct : mask_conjuncts(view, mask)) {
+    auto bound = mask_bound(view, *conjunct);
+    if (!bound || !bound->upper || bound->inclusive || bound->limit->type != "Name") continue;
+    const std::string name = bound->limit->str_field("id");
+    if (!view.is_param(name) || !view.flows_from(*bound->index, [&](const PyNode& x) { return &x == &arange; }))
+      continue;
     extent = extent.empty() || extent == name ? name : "?";
-    return false;
-  });
+  }
   return extent;
 }
 
@@ -43,7 +36,7 @@ std::expected<LongRow, std::string> long_row(const KernelView& view) {
       return no(fmt::format("the grid already has {} programs on axis {}", launch.grid[d], d));
   if (auto blocker = retiling_blocker(view.function())) return no(describe(*blocker));
   for (const PyNode* c : view.calls({"tl.program_id", "tl.num_programs"})) {
-    if (is_call_to(*c, "tl.num_programs"))
+    if (normalize_triton_name(call_name(*c)) == "tl.num_programs")
       return no(fmt::format("line {}: the kernel reads tl.num_programs, which a second grid axis would change", c->line));
     const PyNode* axis = argument(*c, 0);
     if (!axis) axis = keyword(*c, "axis");
